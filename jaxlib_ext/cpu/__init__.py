@@ -1,0 +1,1 @@
+"""The CPU half of the compiled extension: `_kepler_cpu.registrations()`."""

@@ -1,0 +1,120 @@
+"""The Kepler op: input checks, the XLA FFI call and its derivatives.
+
+The compiled handlers live in jaxlib_ext (jaxlib_ext/cpu/kepler_cpu.cc); this
+module registers them with XLA once, at import.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlib_ext.cpu import _kepler_cpu
+
+_TARGET = "kepler_solve"
+
+for _name, _capsule in _kepler_cpu.registrations().items():
+    jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
+
+# The dtypes the kernels compute in; narrower floats are computed in float32.
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _prepare(op_name, mean_anomaly, eccentricity):
+  """Checks dtypes, promotes and broadcasts like a jnp binary op."""
+  args = []
+  for label, x in (("mean_anomaly", mean_anomaly), ("eccentricity", eccentricity)):
+    dtype = jnp.result_type(x)
+    if not (jnp.issubdtype(dtype, jnp.floating) or jnp.issubdtype(dtype, jnp.integer)):
+      raise TypeError(
+          f"kepler.{op_name}: {label} has dtype {dtype}; expected a real "
+          "floating-point or integer dtype")
+    args.append(x)
+  # Integers promote to the default float dtype, as in jnp.sin.
+  dtype = jnp.result_type(*args, 1.0)
+  try:
+    shape = np.broadcast_shapes(np.shape(mean_anomaly), np.shape(eccentricity))
+  except ValueError:
+    raise ValueError(
+        f"kepler.{op_name}: shapes {np.shape(mean_anomaly)} (mean_anomaly) and "
+        f"{np.shape(eccentricity)} (eccentricity) do not broadcast") from None
+  compute = dtype if dtype in _KERNEL_DTYPES else np.dtype(np.float32)
+  m, e = (jnp.broadcast_to(jnp.asarray(x, compute), shape) for x in args)
+  return m, e, dtype
+
+
+def _ffi(true_anomaly):
+  def call(m, e):
+    out = jax.ShapeDtypeStruct(m.shape, m.dtype)
+    return jax.ffi.ffi_call(_TARGET, (out, out), vmap_method="broadcast_all")(
+        m, e, true_anomaly=true_anomaly)
+  return call
+
+
+@jax.custom_jvp
+def _eccentric(m, e):
+  return _ffi(False)(m, e)
+
+
+@_eccentric.defjvp
+def _eccentric_jvp(primals, tangents):
+  m, e = primals
+  dm, de = tangents
+  sin_e, cos_e = _eccentric(m, e)
+  # Implicit differentiation of M = E - e sin E.
+  d_ecc_anom = (dm + sin_e * de) / (1 - e * cos_e)
+  return (sin_e, cos_e), (cos_e * d_ecc_anom, -sin_e * d_ecc_anom)
+
+
+@jax.custom_jvp
+def _true(m, e):
+  return _ffi(True)(m, e)
+
+
+@_true.defjvp
+def _true_jvp(primals, tangents):
+  m, e = primals
+  dm, de = tangents
+  sin_f, cos_f = _true(m, e)
+  one_minus_e2 = 1 - e * e
+  ecos = 1 + e * cos_f
+  # df/dM = (1 + e cos f)^2 / (1 - e^2)^(3/2); df/de = sin f (2 + e cos f) / (1 - e^2).
+  d_true_anom = (dm * ecos * ecos / (one_minus_e2 * jnp.sqrt(one_minus_e2))
+                 + de * sin_f * (1 + ecos) / one_minus_e2)
+  return (sin_f, cos_f), (cos_f * d_true_anom, -sin_f * d_true_anom)
+
+
+def _public(op_name, impl):
+  def op(mean_anomaly, eccentricity):
+    m, e, dtype = _prepare(op_name, mean_anomaly, eccentricity)
+    sin_x, cos_x = impl(m, e)
+    return sin_x.astype(dtype), cos_x.astype(dtype)
+  return op
+
+
+solve = _public("solve", _eccentric)
+solve.__name__ = solve.__qualname__ = "solve"
+solve.__doc__ = """Solves Kepler's equation M = E - e sin E for the eccentric anomaly E.
+
+Args:
+  mean_anomaly: M, any shape, real dtype (integers promote like jnp.sin).
+  eccentricity: e, broadcastable against mean_anomaly.
+
+Returns:
+  (sin E, cos E), each of the broadcast shape and the promoted float dtype.
+  Elements with e < 0, e >= 1, or a NaN/inf input are NaN in both outputs.
+
+Raises:
+  TypeError: an input of complex, bool or other non-real dtype.
+  ValueError: shapes that do not broadcast.
+"""
+
+true_anomaly = _public("true_anomaly", _true)
+true_anomaly.__name__ = true_anomaly.__qualname__ = "true_anomaly"
+true_anomaly.__doc__ = """The true anomaly f of Kepler's equation M = E - e sin E.
+
+tan(f/2) = sqrt((1 + e) / (1 - e)) tan(E/2). Same arguments, dtype rules,
+broadcasting and NaN behaviour as `solve`.
+
+Returns:
+  (sin f, cos f).
+"""

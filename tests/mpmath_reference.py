@@ -1,0 +1,206 @@
+"""High-precision reference for Kepler's equation  M = E - e sin(E).
+
+Independent of the C++/CUDA solver: every input is taken as the exact binary
+value of the given float64/float32 number, the mean anomaly is reduced exactly
+to (-pi, pi] in multiple precision, and the equation is solved by a
+bracketed (bisection-safeguarded) Newton iteration in mpmath, started from a
+plain float64 bisection.
+
+Public functions (all accept scalars or array-likes, broadcast together, and
+return float64 numpy arrays):
+
+  reduce_mean_anomaly(M, dps=50)        -> M reduced exactly to (-pi, pi]
+  eccentric_anomaly(M, e, dps=50)       -> (sin E, cos E)
+  true_anomaly(M, e, dps=50)            -> (sin f, cos f)
+  backward_error(M, e, sin_E, cos_E)    -> |E' - e sin E' - M_red|
+  true_backward_error(M, e, sin_f, cos_f) -> same, with E' recovered from f'
+
+Invalid inputs (e < 0, e >= 1, non-finite M or e) give NaN.
+"""
+
+import math
+
+import mpmath
+import numpy as np
+
+__all__ = [
+    "reduce_mean_anomaly",
+    "eccentric_anomaly",
+    "eccentric_anomaly_mp",
+    "true_anomaly",
+    "backward_error",
+    "true_backward_error",
+]
+
+_MAX_NEWTON = 40
+
+
+def _as_arrays(*args):
+  arrs = np.broadcast_arrays(*[np.asarray(a) for a in args])
+  return [np.asarray(a, dtype=np.float64).ravel() for a in arrs], arrs[0].shape
+
+
+def _valid(M, e):
+  return math.isfinite(M) and math.isfinite(e) and 0.0 <= e < 1.0
+
+
+def _reduce_mp(M):
+  """Exact (to working precision) reduction of the double M to (-pi, pi]."""
+  mm = mpmath.mpf(M)  # exact binary value
+  if mm == 0:
+    return mm
+  extra = max(0, int(math.log10(abs(M)))) + 10 if M != 0 else 10
+  with mpmath.workdps(mpmath.mp.dps + extra):
+    two_pi = 2 * mpmath.pi
+    k = mpmath.nint(mm / two_pi)
+    r = mm - k * two_pi
+    pi = mpmath.pi
+    if r > pi:
+      r -= two_pi
+    elif r <= -pi:
+      r += two_pi
+    return +r
+
+
+def _start_float(m, e):
+  """Float64 bisection on [0, pi] for E - e sin E = m (m in [0, pi])."""
+  lo, hi = 0.0, math.pi
+  for _ in range(64):
+    mid = 0.5 * (lo + hi)
+    if mid - e * math.sin(mid) - m > 0.0:
+      hi = mid
+    else:
+      lo = mid
+  return 0.5 * (lo + hi)
+
+
+def _solve_mp(m, e):
+  """Solve E - e sin E = m for m in [0, pi] (mpf), e an mpf in [0, 1)."""
+  if m == 0:
+    return mpmath.mpf(0)
+  pi = mpmath.pi
+  lo, hi = mpmath.mpf(0), +pi
+  E = mpmath.mpf(_start_float(float(m), float(e)))
+  tol = mpmath.mpf(2) ** (-mpmath.mp.prec + 4)
+  for _ in range(_MAX_NEWTON):
+    s, c = mpmath.sin(E), mpmath.cos(E)
+    f = E - e * s - m
+    if f > 0:
+      hi = E
+    elif f < 0:
+      lo = E
+    else:
+      return E
+    fp = 1 - e * c
+    step = f / fp if fp > 0 else mpmath.mpf(0)
+    En = E - step
+    if not (lo < En < hi) or fp <= 0:
+      En = (lo + hi) / 2
+    if abs(En - E) <= tol * max(abs(E), tol):
+      return En
+    E = En
+  return E
+
+
+def _ecc_mp(M, e):
+  """Returns (E as mpf in (-pi, pi]) for valid double inputs."""
+  r = _reduce_mp(M)
+  em = mpmath.mpf(e)
+  E = _solve_mp(abs(r), em)
+  return -E if r < 0 else E
+
+
+def reduce_mean_anomaly(M, dps=50):
+  (Mf,), shape = _as_arrays(M)
+  out = np.empty(Mf.shape, dtype=np.float64)
+  with mpmath.workdps(dps):
+    for i, x in enumerate(Mf):
+      out[i] = float(_reduce_mp(float(x))) if math.isfinite(x) else np.nan
+  return out.reshape(shape)
+
+
+def eccentric_anomaly_mp(M, e, dps=50):
+  """Scalar version returning the eccentric anomaly E itself as an mpf."""
+  with mpmath.workdps(dps):
+    if not _valid(float(M), float(e)):
+      return mpmath.mpf("nan")
+    return _ecc_mp(float(M), float(e))
+
+
+def eccentric_anomaly(M, e, dps=50):
+  """(sin E, cos E) as float64 arrays (correctly rounded high-precision values)."""
+  (Mf, ef), shape = _as_arrays(M, e)
+  s = np.full(Mf.shape, np.nan)
+  c = np.full(Mf.shape, np.nan)
+  with mpmath.workdps(dps):
+    for i in range(Mf.size):
+      if not _valid(Mf[i], ef[i]):
+        continue
+      E = _ecc_mp(float(Mf[i]), float(ef[i]))
+      s[i] = float(mpmath.sin(E))
+      c[i] = float(mpmath.cos(E))
+  return s.reshape(shape), c.reshape(shape)
+
+
+def true_anomaly(M, e, dps=50):
+  """(sin f, cos f) of the true anomaly as float64 arrays."""
+  (Mf, ef), shape = _as_arrays(M, e)
+  s = np.full(Mf.shape, np.nan)
+  c = np.full(Mf.shape, np.nan)
+  with mpmath.workdps(dps):
+    for i in range(Mf.size):
+      if not _valid(Mf[i], ef[i]):
+        continue
+      em = mpmath.mpf(float(ef[i]))
+      E = _ecc_mp(float(Mf[i]), float(ef[i]))
+      sE, cE = mpmath.sin(E), mpmath.cos(E)
+      den = 1 - em * cE
+      s[i] = float(mpmath.sqrt((1 - em) * (1 + em)) * sE / den)
+      c[i] = float((cE - em) / den)
+  return s.reshape(shape), c.reshape(shape)
+
+
+def _wrapped_residual(Ep, em, Mred):
+  res = Ep - em * mpmath.sin(Ep) - Mred
+  two_pi = 2 * mpmath.pi
+  # Put E' on the same branch as M_red (the residual is 2*pi periodic).
+  res -= two_pi * mpmath.nint(res / two_pi)
+  return abs(res)
+
+
+def backward_error(M, e, sin_E, cos_E, dps=50):
+  """|E' - e sin E' - M_red| with E' = atan2(sin_E, cos_E) in high precision.
+
+  NaN where the inputs are invalid or the returned values are not finite.
+  """
+  (Mf, ef, sf, cf), shape = _as_arrays(M, e, sin_E, cos_E)
+  out = np.full(Mf.shape, np.nan)
+  with mpmath.workdps(dps):
+    for i in range(Mf.size):
+      if not _valid(Mf[i], ef[i]) or not (math.isfinite(sf[i]) and
+                                           math.isfinite(cf[i])):
+        continue
+      Ep = mpmath.atan2(mpmath.mpf(float(sf[i])), mpmath.mpf(float(cf[i])))
+      Mred = _reduce_mp(float(Mf[i]))
+      out[i] = float(_wrapped_residual(Ep, mpmath.mpf(float(ef[i])), Mred))
+  return out.reshape(shape)
+
+
+def true_backward_error(M, e, sin_f, cos_f, dps=50):
+  """Backward error of a true-anomaly result: E' is recovered from f' exactly
+  (tan(E/2) = sqrt((1-e)/(1+e)) tan(f/2)) and the Kepler residual returned."""
+  (Mf, ef, sf, cf), shape = _as_arrays(M, e, sin_f, cos_f)
+  out = np.full(Mf.shape, np.nan)
+  with mpmath.workdps(dps):
+    for i in range(Mf.size):
+      if not _valid(Mf[i], ef[i]) or not (math.isfinite(sf[i]) and
+                                           math.isfinite(cf[i])):
+        continue
+      em = mpmath.mpf(float(ef[i]))
+      fp = mpmath.atan2(mpmath.mpf(float(sf[i])), mpmath.mpf(float(cf[i])))
+      # E = 2 atan2(sqrt(1-e) sin(f/2), sqrt(1+e) cos(f/2))
+      Ep = 2 * mpmath.atan2(mpmath.sqrt(1 - em) * mpmath.sin(fp / 2),
+                            mpmath.sqrt(1 + em) * mpmath.cos(fp / 2))
+      Mred = _reduce_mp(float(Mf[i]))
+      out[i] = float(_wrapped_residual(Ep, em, Mred))
+  return out.reshape(shape)
