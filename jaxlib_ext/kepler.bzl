@@ -12,18 +12,13 @@ KEPLER_COPTS = [
 ]
 
 def pybind_extension(name, srcs, deps = [], **kwargs):
-    """A Python extension module `name`.so and a py_library `name` holding it.
-
-    libstdc++ and libgcc are linked statically so that the module needs
-    nothing from the system but glibc (what manylinux wheels may assume).
-    """
+    """A Python extension module `name`.so and a py_library `name` holding it."""
     native.cc_binary(
         name = name + ".so",
         srcs = srcs,
         copts = KEPLER_COPTS + ["-fvisibility=hidden", "-fexceptions"],
         linkshared = True,
         linkstatic = True,
-        linkopts = ["-static-libstdc++", "-static-libgcc"],
         deps = deps + [
             Label("@kepler_pypi//:pybind11_headers"),
             Label("@kepler_python//:headers"),
@@ -49,3 +44,62 @@ def kepler_py_test(name, srcs, deps = [], args = [], **kwargs):
         deps = deps + [Label("@kepler_pypi//:pkgs")],
         **kwargs
     )
+
+def _wheel_path(f):
+    # A file's path inside the wheel: its path inside this repository.
+    if f.short_path.startswith("../"):
+        return f.short_path.split("/", 2)[2]
+    return f.short_path
+
+def _kepler_wheel_impl(ctx):
+    own_repo = ctx.label.workspace_name
+    files = depset(transitive = [
+        depset(transitive = [d[DefaultInfo].files, d[DefaultInfo].default_runfiles.files])
+        for d in ctx.attr.deps
+    ])
+    packaged = [
+        f
+        for f in files.to_list()
+        if f.owner.workspace_name == own_repo and
+           _wheel_path(f).split("/")[0] in ctx.attr.packages
+    ]
+    manifest = ctx.actions.declare_file(ctx.label.name + ".manifest")
+    ctx.actions.write(manifest, "\n".join(sorted([
+        "%s\t%s" % (_wheel_path(f), f.path)
+        for f in packaged
+    ])) + "\n")
+    out_dir = ctx.actions.declare_directory(ctx.label.name)
+    args = ctx.actions.args()
+    args.add("--manifest", manifest)
+    args.add("--version_file", ctx.file.version_file)
+    args.add("--python_tag", ctx.attr.python_tag)
+    args.add_all(ctx.attr.requires, before_each = "--requires")
+    args.add_all(ctx.attr.extra_metadata, before_each = "--extra_metadata")
+    args.add("--out_dir", out_dir.path)
+    ctx.actions.run(
+        executable = ctx.executable._builder,
+        arguments = [args],
+        inputs = depset([manifest, ctx.file.version_file] + packaged),
+        outputs = [out_dir],
+        mnemonic = "KeplerWheel",
+        progress_message = "Writing the kepler-jax wheel into %s" % out_dir.short_path,
+    )
+    return [DefaultInfo(files = depset([out_dir]))]
+
+kepler_wheel = rule(
+    implementation = _kepler_wheel_impl,
+    doc = "A folder holding the kepler-jax wheel, named with its real tags.",
+    attrs = {
+        "deps": attr.label_list(doc = "py_library targets whose files go in the wheel."),
+        "packages": attr.string_list(doc = "Top-level packages of this repository to include."),
+        "version_file": attr.label(allow_single_file = True),
+        "python_tag": attr.string(),
+        "requires": attr.string_list(doc = "Requires-Dist lines."),
+        "extra_metadata": attr.string_list(doc = "More METADATA lines."),
+        "_builder": attr.label(
+            default = Label("//tools/wheel:build_wheel"),
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+)

@@ -29,8 +29,10 @@ def _prepare(op_name, mean_anomaly, eccentricity):
           f"kepler.{op_name}: {label} has dtype {dtype}; expected a real "
           "floating-point or integer dtype")
     args.append(x)
-  # Integers promote to the default float dtype, as in jnp.sin.
-  dtype = jnp.result_type(*args, 1.0)
+  dtype = np.dtype(jnp.result_type(*args))
+  if not jnp.issubdtype(dtype, jnp.floating):
+    # Integers promote to the float dtype that jnp.sin gives them.
+    dtype = np.dtype(jax.eval_shape(jnp.sin, jax.ShapeDtypeStruct((), dtype)).dtype)
   try:
     shape = np.broadcast_shapes(np.shape(mean_anomaly), np.shape(eccentricity))
   except ValueError:

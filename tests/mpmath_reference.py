@@ -85,19 +85,22 @@ def _solve_mp(m, e):
   for _ in range(_MAX_NEWTON):
     s, c = mpmath.sin(E), mpmath.cos(E)
     f = E - e * s - m
+    if f == 0:
+      return E
     if f > 0:
       hi = E
-    elif f < 0:
-      lo = E
     else:
-      return E
+      lo = E
     fp = 1 - e * c
-    step = f / fp if fp > 0 else mpmath.mpf(0)
-    En = E - step
-    if not (lo < En < hi) or fp <= 0:
+    if fp > 0:
+      En = E - f / fp
+      # Converged: the Newton step is below the working precision.
+      if abs(En - E) <= tol * abs(E):
+        return En
+      if not (lo < En < hi):
+        En = (lo + hi) / 2
+    else:
       En = (lo + hi) / 2
-    if abs(En - E) <= tol * max(abs(E), tol):
-      return En
     E = En
   return E
 

@@ -108,11 +108,20 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float float_of(std::uint32_t u) {
 }
 #endif
 
-// select(c, a, b) == c ? a : b.  On the host this is a bitwise blend: g++
-// otherwise sinks the computation of an operand into a branch and then refuses
-// to if-convert it (-ftrapping-math), which blocks vectorisation.
+// select(c, a, b) == c ? a : b.  On x86 hosts with SSE4.2/AVX this is a
+// bitwise blend: g++ otherwise sinks the computation of an operand into a
+// branch and then refuses to if-convert it (-ftrapping-math), which blocks
+// vectorisation.  Plain SSE2 cannot vectorise the bool -> 64-bit mask
+// conversion, so there (and on other targets) a plain conditional is used.
+#if !defined(KEPLER_BITWISE_SELECT)
+#if defined(__SSE4_2__) || defined(__AVX__) || defined(__aarch64__)
+#define KEPLER_BITWISE_SELECT 1
+#else
+#define KEPLER_BITWISE_SELECT 0
+#endif
+#endif
 KEPLER_HD KEPLER_ALWAYS_INLINE double select(bool c, double a, double b) {
-#if KEPLER_DEVICE_PATH
+#if KEPLER_DEVICE_PATH || !KEPLER_BITWISE_SELECT
   return c ? a : b;
 #else
   const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(c);
@@ -121,7 +130,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double select(bool c, double a, double b) {
 }
 
 KEPLER_HD KEPLER_ALWAYS_INLINE float select(bool c, float a, float b) {
-#if KEPLER_DEVICE_PATH
+#if KEPLER_DEVICE_PATH || !KEPLER_BITWISE_SELECT
   return c ? a : b;
 #else
   const std::uint32_t m = std::uint32_t{0} - static_cast<std::uint32_t>(c);
@@ -497,7 +506,12 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void solve_true(T mean_anomaly, T ecc, T* sin_f, 
   const T inv = T(1) / den;
   const T rt = detail::ksqrt(ome * (T(1) + e));  // sqrt(1 - e^2)
   T sf = rt * s * inv;
-  const T cf = (ome - omc) * inv;  // (cos E - e) / (1 - e cos E)
+  T cf = (ome - omc) * inv;  // (cos E - e) / (1 - e cos E)
+  // One first-order renormalisation step so that sf^2 + cf^2 = 1 to ~1 ulp.
+  const T nm1 = detail::kfma(sf, sf, detail::kfma(cf, cf, T(-1)));
+  const T h = T(-0.5) * nm1;
+  sf = detail::kfma(h, sf, sf);
+  cf = detail::kfma(h, cf, cf);
   const T nan = detail::quiet_nan<T>();
   sf = detail::select(neg, -sf, sf);
   *sin_f = detail::select(bad, nan, sf);

@@ -47,6 +47,7 @@ exports_files(["defs.bzl"])
 py_runtime(
     name = "runtime",
     interpreter_path = "{interpreter}",
+    stub_shebang = "#!{interpreter}",
     python_version = "PY3",
 )
 

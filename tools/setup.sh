@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the build needs on a fresh Debian 12 machine (as root), from
+# Debian's archive only. Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+need=()
+command -v bazel >/dev/null || need+=(bazel-bootstrap)
+[ -d /usr/share/bazel/rules/java ] || need+=(bazel-rules-java)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} from Debian's archive"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+export HERMETIC_PYTHON_VERSION="${HERMETIC_PYTHON_VERSION:-3.12}"
+if ! command -v pyenv >/dev/null || ! pyenv prefix "$HERMETIC_PYTHON_VERSION" >/dev/null 2>&1; then
+  command -v "python$HERMETIC_PYTHON_VERSION" >/dev/null || {
+    echo "setup: no Python $HERMETIC_PYTHON_VERSION found (pyenv or python$HERMETIC_PYTHON_VERSION on PATH)" >&2
+    exit 1
+  }
+fi
+echo "setup: bazel $(bazel --version 2>/dev/null | head -1), Python $HERMETIC_PYTHON_VERSION"
