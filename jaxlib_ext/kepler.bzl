@@ -84,7 +84,10 @@ def _kepler_wheel_impl(ctx):
         mnemonic = "KeplerWheel",
         progress_message = "Writing the kepler-jax wheel into %s" % out_dir.short_path,
     )
-    return [DefaultInfo(files = depset([out_dir]))]
+    return [DefaultInfo(
+        files = depset([out_dir]),
+        runfiles = ctx.runfiles(files = [out_dir]),
+    )]
 
 kepler_wheel = rule(
     implementation = _kepler_wheel_impl,

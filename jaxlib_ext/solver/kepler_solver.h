@@ -45,10 +45,14 @@
 #define KEPLER_ALWAYS_INLINE
 #endif
 
+// KEPLER_DEVICE_PATH selects the CUDA-device implementations of the helpers
+// (it may be predefined to 1 to exercise that path on the host in tests).
+#if !defined(KEPLER_DEVICE_PATH)
 #if defined(__CUDA_ARCH__)
 #define KEPLER_DEVICE_PATH 1
 #else
 #define KEPLER_DEVICE_PATH 0
+#endif
 #endif
 
 #if KEPLER_DEVICE_PATH || defined(__FMA__) || defined(__FP_FAST_FMA) || \
@@ -162,6 +166,16 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double krint(double x) {
   constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52
   const double r = (x + kShift) - kShift;
   return select(kabs(x) < 2251799813685248.0, r, x);  // |x| >= 2^51: integer
+#endif
+}
+
+KEPLER_HD float krint(float x) {
+#if KEPLER_DEVICE_PATH
+  return ::rintf(x);
+#else
+  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
+  const float r = (x + kShift) - kShift;
+  return select(kabs(x) < 4194304.0f, r, x);  // |x| >= 2^22
 #endif
 }
 
@@ -285,6 +299,27 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double reduce_two_pi(double M) {
   return r;
 }
 
+KEPLER_HD float reduce_two_pi(float M) {
+#if KEPLER_HAS_HW_FMA
+  // Same scheme in single precision; exact first step for |k| < ~2^24.
+  constexpr float kInv2Pi = 0.159154943091895335768883763372514362f;
+  constexpr float kPi = 3.14159265358979323846f;
+  constexpr float kHi = 0x1.921fb6p+2f;
+  constexpr float kMid = -0x1.777a5cp-23f;
+  constexpr float kLo = -0x1.ee59dap-48f;
+  const float k = krint(M * kInv2Pi);
+  float r = kfma(-k, kHi, M);
+  r = kfma(-k, kMid, r);
+  r = kfma(-k, kLo, r);
+  r = select(r > kPi, kPi, r);
+  r = select(r < -kPi, -kPi, r);
+  return r;
+#else
+  // Without FMA: exact products in double precision (24 x 24 bits).
+  return static_cast<float>(reduce_two_pi(static_cast<double>(M)));
+#endif
+}
+
 // ---------------------------------------------------------------------------
 // Core solvers.  Inputs assumed sanitised: 0 <= m <= pi, 0 <= e < 1.
 // Outputs sin E, cos E and 1 - cos E (accurate near E = 0).
@@ -313,7 +348,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(double m, double e, double* sE, double*
   const double disc = q2 * q + r * r;
   const double z = r + ksqrt_starter(select(disc > 0.0, disc, 0.0));
   const double w = pow_two_thirds(z);
-  const double E0 = (2.0 * r * w / (w * w + w * q + q2) + m) / d;
+  const double den0 = w * w + w * q + q2;
+  const double E0 = kfma(2.0 * r, w, m * den0) / (d * den0);
 
   // --- sin / cos of E0 by octant-free reduction to |x| <= pi/4 ---
   const bool z1 = E0 > kPio4;
@@ -393,24 +429,23 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(float m, float e, float* sE, float* cE,
   const float disc = q2 * q + r * r;
   const float z = r + ksqrt_starter(select(disc > 0.0f, disc, 0.0f));
   const float w = pow_two_thirds(z);
-  const float E0 = (2.0f * r * w / (w * w + w * q + q2) + m) / d;
+  const float den0 = w * w + w * q + q2;
+  const float E0 = kfma(2.0f * r, w, m * den0) / (d * den0);
 
   const bool z1 = E0 > kPio4;
   const bool z2 = E0 > k3Pio4;
   const float nq = select(z2, 2.0f, select(z1, 1.0f, 0.0f));
   const float x = (E0 - nq * kPio2Hi) - nq * kPio2Lo;
   const float x2 = x * x;
-  // sin x = x + x^3 S(x^2), Taylor through x^11.
-  float S = -1.0f / 39916800.0f;
-  S = kfma(S, x2, 1.0f / 362880.0f);
+  // sin x = x + x^3 S(x^2), Taylor through x^9 (truncation < 2e-9).
+  float S = 1.0f / 362880.0f;
   S = kfma(S, x2, -1.0f / 5040.0f);
   S = kfma(S, x2, 1.0f / 120.0f);
   S = kfma(S, x2, -1.0f / 6.0f);
   const float xms = -(x * x2) * S;
   const float sx = x - xms;
-  // 1 - cos x = x^2 C(x^2), Taylor through x^12.
-  float C = 1.0f / 479001600.0f;
-  C = kfma(C, x2, -1.0f / 3628800.0f);
+  // 1 - cos x = x^2 C(x^2), Taylor through x^10 (truncation < 2e-10).
+  float C = -1.0f / 3628800.0f;
   C = kfma(C, x2, 1.0f / 40320.0f);
   C = kfma(C, x2, -1.0f / 720.0f);
   C = kfma(C, x2, 1.0f / 24.0f);
@@ -429,11 +464,9 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(float m, float e, float* sE, float* cE,
   const float f2 = e * s0;
   const float f3 = e * c0;
 
+  // Fourth-order step (Markley's d4) suffices in single precision.
   const float d3 = -f * f1 / kfma(f1, f1, -0.5f * f * f2);
-  const float d4 = -f / (f1 + d3 * (0.5f * f2 + d3 * f3 * (1.0f / 6.0f)));
-  const float d5 =
-      -f / (f1 + d4 * (0.5f * f2 + d4 * (f3 * (1.0f / 6.0f) -
-                                         d4 * f2 * (1.0f / 24.0f))));
+  const float d5 = -f / (f1 + d3 * (0.5f * f2 + d3 * f3 * (1.0f / 6.0f)));
 
   const float dd = d5 * d5;
   const float sd = d5 * (1.0f - dd * (1.0f / 6.0f) * (1.0f - dd * (1.0f / 20.0f)));
@@ -451,12 +484,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE bool prepare(T M, T e, T* m, T* es, bool* neg) {
   const bool bad = (!((M - M) == T(0))) | (!(e >= T(0))) | (!(e < T(1)));
   const T Ms = select(bad, T(1), M);
   *es = select(bad, T(0.5), e);
-  T r;
-  if constexpr (sizeof(T) == sizeof(double)) {
-    r = reduce_two_pi(Ms);
-  } else {
-    r = static_cast<T>(reduce_two_pi(static_cast<double>(Ms)));
-  }
+  const T r = reduce_two_pi(Ms);
   *neg = r < T(0);
   *m = kabs(r);
   return bad;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every test: `bazel test //...` for each supported Python, the embedding
+# workspace, the CUDA build (compile only, where nvcc exists), and the
+# byte-for-byte reproducibility of the wheel. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pythons=${KEPLER_TEST_PYTHONS:-3.12 3.11}
+
+step() { printf '\n=== %s\n' "$*"; }
+
+for version in $pythons; do
+  export HERMETIC_PYTHON_VERSION=$version
+  source tools/setup.sh
+  step "Python $version: bazel test //..."
+  bazel test //...
+done
+
+step "embedding workspace (tests/embedding): bazel test //..."
+(cd tests/embedding && bazel test //...)
+
+step "reproducible wheel: two clean builds"
+tools/check_reproducible_wheel.sh
+
+step "all tests passed"
