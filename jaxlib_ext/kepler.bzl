@@ -32,17 +32,38 @@ def pybind_extension(name, srcs, deps = [], **kwargs):
     )
 
 def kepler_py_test(name, srcs, deps = [], args = [], **kwargs):
-    """A Python test run against the CPU backend, as `name`_cpu."""
-    native.py_test(
-        name = name + "_cpu",
+    """One Python test file as two targets: `name`_cpu and `name`_gpu.
+
+    `name`_cpu runs everywhere. `name`_gpu runs the same file with
+    JAX_PLATFORMS=cuda; it exists only with --config=cuda, is tagged "gpu"
+    (select or skip it with --test_tag_filters), and takes the JAX CUDA plugin
+    from the pinned tools/requirements/requirements_cuda_lock_3_XX.txt.
+    """
+    kwargs.setdefault("size", "medium")
+    common = dict(
         srcs = srcs,
         main = srcs[0],
         args = args,
         python_version = "PY3",
+        **kwargs
+    )
+    native.py_test(
+        name = name + "_cpu",
         env = {"JAX_PLATFORMS": "cpu"},
         tags = ["cpu"],
         deps = deps + [Label("@kepler_pypi//:pkgs")],
-        **kwargs
+        **common
+    )
+    native.py_test(
+        name = name + "_gpu",
+        env = {"JAX_PLATFORMS": "cuda"},
+        tags = ["gpu"],
+        target_compatible_with = cuda_only(),
+        deps = deps + [Label("@kepler_pypi//:pkgs")] + if_cuda([
+            str(Label("@kepler_pypi_cuda//:pkgs")),
+            str(Label("//jaxlib_ext/cuda")),
+        ]),
+        **common
     )
 
 def _wheel_path(f):
@@ -73,6 +94,7 @@ def _kepler_wheel_impl(ctx):
     args.add("--manifest", manifest)
     args.add("--version_file", ctx.file.version_file)
     args.add("--python_tag", ctx.attr.python_tag)
+    args.add("--local_version", ctx.attr.local_version)
     args.add_all(ctx.attr.requires, before_each = "--requires")
     args.add_all(ctx.attr.extra_metadata, before_each = "--extra_metadata")
     args.add("--out_dir", out_dir.path)
@@ -97,6 +119,7 @@ kepler_wheel = rule(
         "packages": attr.string_list(doc = "Top-level packages of this repository to include."),
         "version_file": attr.label(allow_single_file = True),
         "python_tag": attr.string(),
+        "local_version": attr.string(doc = "PEP 440 local version label, e.g. cuda13.0."),
         "requires": attr.string_list(doc = "Requires-Dist lines."),
         "extra_metadata": attr.string_list(doc = "More METADATA lines."),
         "_builder": attr.label(
@@ -106,3 +129,14 @@ kepler_wheel = rule(
         ),
     },
 )
+
+def if_cuda(if_true, if_false = []):
+    """`if_true` when building with --config=cuda, else `if_false`."""
+    return select({
+        str(Label("@rules_cuda//cuda:is_enabled")): if_true,
+        "//conditions:default": if_false,
+    })
+
+def cuda_only():
+    """target_compatible_with for targets that exist only with --config=cuda."""
+    return if_cuda([], [str(Label("@rules_cuda//cuda:requires_cuda"))])

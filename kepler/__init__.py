@@ -9,7 +9,7 @@ jax.vmap. See kepler/_ops.py for the primitive and README.md for the rules on
 dtypes, shapes and invalid input.
 """
 
-from kepler._ops import solve, true_anomaly
+from kepler._ops import cuda_version, solve, true_anomaly
 from kepler._version import __version__
 
-__all__ = ["solve", "true_anomaly", "__version__"]
+__all__ = ["solve", "true_anomaly", "cuda_version", "__version__"]

@@ -1,7 +1,9 @@
 """The Kepler op: input checks, the XLA FFI call and its derivatives.
 
-The compiled handlers live in jaxlib_ext (jaxlib_ext/cpu/kepler_cpu.cc); this
-module registers them with XLA once, at import.
+The compiled handlers live in jaxlib_ext (jaxlib_ext/cpu/kepler_cpu.cc and,
+in wheels built with --config=cuda, jaxlib_ext/cuda/kepler_cuda.cc); this
+module registers them with XLA once, at import. One FFI target name serves
+both platforms, so the same user code runs wherever its inputs live.
 """
 
 import jax
@@ -10,10 +12,21 @@ import numpy as np
 
 from jaxlib_ext.cpu import _kepler_cpu
 
+try:
+  from jaxlib_ext.cuda import _kepler_cuda
+except ImportError:  # a CPU-only build
+  _kepler_cuda = None
+
 _TARGET = "kepler_solve"
 
 for _name, _capsule in _kepler_cpu.registrations().items():
-    jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
+  jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
+if _kepler_cuda is not None:
+  for _name, _capsule in _kepler_cuda.registrations().items():
+    jax.ffi.register_ffi_target(_name, _capsule, platform="CUDA")
+
+# The CUDA toolkit the GPU kernels were built with, or None without them.
+cuda_version = _kepler_cuda.cuda_version if _kepler_cuda is not None else None
 
 # The dtypes the kernels compute in; narrower floats are computed in float32.
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))

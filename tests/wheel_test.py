@@ -32,10 +32,11 @@ class WheelTest(absltest.TestCase):
     cls.path = os.path.join(folder, cls.name)
     cls.zip = zipfile.ZipFile(cls.path)
     cls.version = re.search(r'__version__ = "([^"]+)"', _read("kepler/_version.py")).group(1)
+    cls.dist_info = [n.split("/")[0] for n in cls.zip.namelist() if n.endswith(".dist-info/WHEEL")][0]
 
   def test_file_name_carries_version_and_this_python(self):
     tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    self.assertRegex(self.name, rf"^kepler_jax-{re.escape(self.version)}-{tag}-{tag}-manylinux_2_\d+_x86_64\.whl$")
+    self.assertRegex(self.name, rf"^kepler_jax-{re.escape(self.version)}(\+cuda[\d.]+)?-{tag}-{tag}-manylinux_2_\d+_x86_64\.whl$")
 
   def test_holds_both_packages_and_the_cpu_module(self):
     names = set(self.zip.namelist())
@@ -45,13 +46,13 @@ class WheelTest(absltest.TestCase):
     self.assertFalse([n for n in names if n.startswith("tests/") or "__pycache__" in n])
 
   def test_metadata(self):
-    meta = self.zip.read(f"kepler_jax-{self.version}.dist-info/METADATA").decode()
+    meta = self.zip.read(f"{self.dist_info}/METADATA").decode()
     self.assertIn("Name: kepler-jax\n", meta)
-    self.assertIn(f"Version: {self.version}\n", meta)
+    self.assertRegex(meta, rf"\nVersion: {re.escape(self.version)}(\+cuda[\d.]+)?\n")
     self.assertIn("Requires-Dist: jax", meta)
 
   def test_record_hashes_match_the_files(self):
-    record = self.zip.read(f"kepler_jax-{self.version}.dist-info/RECORD").decode()
+    record = self.zip.read(f"{self.dist_info}/RECORD").decode()
     rows = list(csv.reader(io.StringIO(record)))
     self.assertEqual(len(rows), len(self.zip.namelist()))
     for path, digest, size in rows:

@@ -8,6 +8,7 @@ repository in (see tests/embedding/WORKSPACE):
 """
 
 load("//third_party/python:repositories.bzl", "hermetic_python", "pip_lock_repository")
+load("//third_party/rules_cuda:local_cuda.bzl", "local_cuda")
 
 def _vendored_repository_impl(rctx):
     # Lays out a folder of this repository as a repository of its own.
@@ -45,6 +46,26 @@ def kepler_jax_dependencies():
         path = "/usr/share/bazel/rules/java",  # Debian's bazel-rules-java
     )
 
+    # rules_cuda's interface (the subset this repository needs) and the local
+    # CUDA toolkit, under the names rules_cuda gives them.
+    _maybe(
+        _vendored_repository,
+        name = "rules_cuda",
+        build_file = Label("//third_party/rules_cuda:BUILD.bazel"),
+    )
+    _maybe(local_cuda, name = "local_cuda")
+
     _maybe(hermetic_python, name = "kepler_python")
     _maybe(pip_lock_repository, name = "kepler_pypi")
+
+    # The JAX CUDA plugin for the GPU test variants, fetched only when one is
+    # built (--config=cuda without --build_tag_filters=-gpu).
+    _maybe(
+        pip_lock_repository,
+        name = "kepler_pypi_cuda",
+        lock_prefix = "requirements_cuda_lock",
+        base_lock_prefix = "requirements_lock",
+        python_versions = ["3.12"],
+    )
     native.register_toolchains("@kepler_python//:toolchain")
+    _maybe(pip_lock_repository, name = "kepler_bench_pypi", lock_prefix = "requirements_bench_lock", base_lock_prefix = "requirements_lock", python_versions = ["3.12"])

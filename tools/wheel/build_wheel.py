@@ -83,6 +83,8 @@ def main():
   parser.add_argument("--manifest", required=True)
   parser.add_argument("--version_file", required=True)
   parser.add_argument("--python_tag", required=True)
+  parser.add_argument("--local_version", default="",
+                      help="PEP 440 local label, e.g. cuda13.0 for a CUDA build")
   parser.add_argument("--requires", action="append", default=[])
   parser.add_argument("--extra_metadata", action="append", default=[])
   parser.add_argument("--out_dir", required=True)
@@ -93,6 +95,8 @@ def main():
     dest, src = line.split("\t")
     files[dest] = src
   version = read_version(args.version_file)
+  if args.local_version:
+    version += "+" + args.local_version
   plat = platform_tag([s for d, s in files.items() if d.endswith(".so")])
   abi = args.python_tag if plat != "any" else "none"
   tag = f"{args.python_tag}-{abi}-{plat}"

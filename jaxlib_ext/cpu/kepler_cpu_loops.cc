@@ -1,0 +1,61 @@
+// The solve loop, written once. BUILD.bazel compiles this file once per
+// instruction-set variant, with that variant's -m flags and with
+// KEPLER_ISA_NAMESPACE naming the namespace that holds its entry point
+// (isa_baseline, isa_avx2, isa_avx512).
+//
+// The solver header picks its code paths from the target macros (__FMA__,
+// __AVX__, ...), so each variant must be its own translation unit: the
+// function attributes of GCC's multi-versioning do not change those macros.
+//
+// The header is included inside an unnamed namespace so that every variant
+// gets private copies of the solver's inline functions. Otherwise the linker
+// would keep one copy of any function that the compiler did not inline, and
+// the baseline loop could end up calling an AVX-512 copy of it.
+#include <cstddef>
+#include <cstdint>
+
+#include "jaxlib_ext/cpu/kepler_cpu_loops.h"
+
+#ifndef KEPLER_ISA_NAMESPACE
+#error "KEPLER_ISA_NAMESPACE must name the variant (see BUILD.bazel)"
+#endif
+
+namespace kepler_ext {
+namespace KEPLER_ISA_NAMESPACE {
+namespace {
+
+#include "jaxlib_ext/solver/kepler_solver.h"
+
+template <typename T, bool kTrueAnomaly>
+void SolveLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
+                 T* __restrict out_sin, T* __restrict out_cos, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (kTrueAnomaly) {
+      kepler_ext::solve_true(mean_anomaly[i], ecc[i], &out_sin[i],
+                             &out_cos[i]);
+    } else {
+      kepler_ext::solve_eccentric(mean_anomaly[i], ecc[i], &out_sin[i],
+                                  &out_cos[i]);
+    }
+  }
+}
+
+template <typename T>
+void Solve(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
+           size_t n, bool true_anomaly) {
+  if (true_anomaly) {
+    SolveLoopOf<T, true>(mean_anomaly, ecc, out_sin, out_cos, n);
+  } else {
+    SolveLoopOf<T, false>(mean_anomaly, ecc, out_sin, out_cos, n);
+  }
+}
+
+}  // namespace
+
+const SolveLoops& Loops() {
+  static constexpr SolveLoops kLoops = {&Solve<float>, &Solve<double>};
+  return kLoops;
+}
+
+}  // namespace KEPLER_ISA_NAMESPACE
+}  // namespace kepler_ext
