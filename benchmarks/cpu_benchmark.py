@@ -68,9 +68,11 @@ def _check_python():
 # The worker: one threading mode, in a process of its own.
 
 
-def _pin_to_one_cpu():
-  cpu = min(os.sched_getaffinity(0))
-  os.sched_setaffinity(0, {cpu})
+def _one_thread(pin):
+  cpu = None
+  if pin:  # as `taskset -c <cpu>`: XLA and every thread pool then see one CPU
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})
   flags = os.environ.get("XLA_FLAGS", "")
   os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_multi_thread_eigen=false").strip()
   return cpu
@@ -113,33 +115,43 @@ def _implementations(jax, jnp, kepler):
 
 
 class _Timer:
-  """Times a jitted function: compile, warm up, then repeats of a loop of calls."""
+  """Times jitted functions: compile, warm up, then repeats of a loop of calls.
+
+  The repeats of the functions timed together are interleaved, so that a
+  change of the machine's load during the run weighs on all of them alike.
+  """
 
   def __init__(self, jax, repeats, min_seconds):
-    self._jax = jax
+    self._block = jax.block_until_ready
     self.repeats = repeats
     self.min_seconds = min_seconds
 
-  def __call__(self, fn, args):
-    block = self._jax.block_until_ready
-    block(fn(*args))  # compiles
-    number = 1
-    while True:  # warms up and finds how many calls take min_seconds
-      start = time.perf_counter()
-      for _ in range(number):
-        block(fn(*args))
-      elapsed = time.perf_counter() - start
-      if elapsed >= self.min_seconds:
-        break
-      number = max(number * 2, int(number * 1.2 * self.min_seconds / max(elapsed, 1e-9)))
-    times = []
+  def _loop(self, fn, args, number):
+    start = time.perf_counter()
+    for _ in range(number):
+      self._block(fn(*args))
+    return time.perf_counter() - start
+
+  def __call__(self, cases):
+    """{name: (fn, args)} -> {name: {"min", "median": seconds per call, "calls"}}."""
+    numbers = {}
+    for name, (fn, args) in cases.items():
+      self._block(fn(*args))  # compiles
+      number = 1
+      while True:  # warms up and finds how many calls take min_seconds
+        elapsed = self._loop(fn, args, number)
+        if elapsed >= self.min_seconds:
+          break
+        number = max(number * 2, int(number * 1.2 * self.min_seconds / max(elapsed, 1e-9)))
+      numbers[name] = number
+    times = {name: [] for name in cases}
     for _ in range(self.repeats):
-      start = time.perf_counter()
-      for _ in range(number):
-        block(fn(*args))
-      times.append((time.perf_counter() - start) / number)
-    times.sort()
-    return {"min": times[0], "median": times[len(times) // 2], "calls": number}
+      for name, (fn, args) in cases.items():
+        times[name].append(self._loop(fn, args, numbers[name]) / numbers[name])
+    return {
+        name: {"min": min(t), "median": sorted(t)[len(t) // 2], "calls": numbers[name]}
+        for name, t in times.items()
+    }
 
 
 def _inputs(np, dtype, n):
@@ -149,8 +161,8 @@ def _inputs(np, dtype, n):
   return m, e
 
 
-def _worker(mode, quick):
-  cpu = _pin_to_one_cpu() if mode == "one" else None
+def _worker(mode, quick, pin):
+  cpu = _one_thread(pin) if mode == "one" else None
   os.environ.setdefault("JAX_PLATFORMS", "cpu")
   import jax
 
@@ -161,7 +173,7 @@ def _worker(mode, quick):
   import kepler
 
   impls = _implementations(jax, jnp, kepler)
-  timer = _Timer(jax, repeats=3 if quick else 7, min_seconds=0.01 if quick else 0.05)
+  timer = _Timer(jax, repeats=3 if quick else 9, min_seconds=0.01 if quick else 0.08)
   sizes = SIZES[:2] if quick else SIZES
   big = sizes[-1]
   result = {
@@ -176,22 +188,28 @@ def _worker(mode, quick):
   for dtype in DTYPES:
     for n in sizes:
       args = tuple(jax.device_put(x) for x in _inputs(np, dtype, n))
-      for key, (fn, dtypes) in impls.items():
-        if dtype in dtypes:
-          result["times"]["%s/%d/%s" % (dtype, n, key)] = timer(jax.jit(fn), args)
-          print("  [%s] %s N=%d %s" % (MODE_TITLES[mode], dtype, n, key), file=sys.stderr, flush=True)
+      cases = {
+          "%s/%d/%s" % (dtype, n, key): (jax.jit(fn), args)
+          for key, (fn, dtypes) in impls.items()
+          if dtype in dtypes
+      }
+      result["times"].update(timer(cases))
+      print("  [%s] %s N=%d" % (MODE_TITLES[mode], dtype, n), file=sys.stderr, flush=True)
 
-    # The JVP of solve (both tangents) vs the forward call, at the largest N.
+    # The JVP of solve (both tangents) vs the forward call, at the largest N;
+    # the call of one element through jit(solve) vs through jit(jnp.sin).
     m, e = (jax.device_put(x) for x in _inputs(np, dtype, big))
     tangents = (jnp.ones_like(m), jnp.full_like(e, 0.5))
     jvp = jax.jit(lambda m, e, dm, de: jax.jvp(kepler.solve, (m, e), (dm, de)))
-    result["extra"]["%s/jvp" % dtype] = timer(jvp, (m, e) + tangents)
-    result["extra"]["%s/forward" % dtype] = timer(jax.jit(kepler.solve), (m, e))
-
-    # Dispatch: one element through jit(solve) vs through jit(jnp.sin).
     m1, e1 = (jax.device_put(x) for x in _inputs(np, dtype, 1))
-    result["extra"]["%s/dispatch_solve" % dtype] = timer(jax.jit(kepler.solve), (m1, e1))
-    result["extra"]["%s/dispatch_sin" % dtype] = timer(jax.jit(jnp.sin), (m1,))
+    result["extra"].update(timer({
+        "%s/jvp" % dtype: (jvp, (m, e) + tangents),
+        "%s/forward" % dtype: (jax.jit(kepler.solve), (m, e)),
+    }))
+    result["extra"].update(timer({
+        "%s/dispatch_solve" % dtype: (jax.jit(kepler.solve), (m1, e1)),
+        "%s/dispatch_sin" % dtype: (jax.jit(jnp.sin), (m1,)),
+    }))
     print("  [%s] %s JVP and dispatch" % (MODE_TITLES[mode], dtype), file=sys.stderr, flush=True)
 
   # How far each implementation is from the op its ratio divides by (N = 1000):
@@ -242,16 +260,19 @@ def _machine():
       "isa": ", ".join("%s %s" % (f, "yes" if f in flags else "no") for f in ["avx2", "fma", "avx512f"])
              + (" (all: %s)" % " ".join(isa[1:]) if len(isa) > 1 else ""),
       "os": platform.platform(),
+      "load": os.getloadavg(),
       "python": platform.python_version(),
   }
 
 
-def _run_worker(mode, quick):
+def _run_worker(mode, quick, pin):
   with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "result.json")
     command = [sys.executable, os.path.abspath(__file__), "--worker", mode, "--json", out]
     if quick:
       command.append("--quick")
+    if not pin:
+      command.append("--no-pin")
     print("running the %s worker ..." % MODE_TITLES[mode], file=sys.stderr, flush=True)
     code = subprocess.run(command, stdout=sys.stderr).returncode
     if code:
@@ -268,7 +289,7 @@ def _ns(seconds, n):
 
 def _status(value, limit):
   factor = value / limit
-  return ("met (%.2fx of the limit)" if factor <= 1 else "MISSED (%.2fx the limit)") % factor
+  return ("met (%.3gx of the limit)" if factor <= 1 else "MISSED (%.3gx the limit)") % factor
 
 
 def _report(machine, results, stat, started, wall):
@@ -279,7 +300,8 @@ def _report(machine, results, stat, started, wall):
   say("")
   say("- date: %s (took %.0f s)" % (started, wall))
   say("- machine: %s; %d cores (%d usable); %s" % (machine["cpu"], machine["cores"], machine["cpus_usable"], machine["isa"]))
-  say("- %s; Python %s" % (machine["os"], machine["python"]))
+  say("- %s; Python %s; load average at the start %s" % (
+      machine["os"], machine["python"], " ".join("%.2f" % x for x in machine["load"])))
   say("- versions: " + ", ".join("%s %s" % kv for kv in versions.items()))
   for r in results:
     say("- %s worker: %d CPU(s) visible%s; XLA_FLAGS=`%s`" % (
@@ -319,19 +341,18 @@ def _report(machine, results, stat, started, wall):
   say("")
   say("| target | measured | limit | status |")
   say("|---|---|---|---|")
-  by_mode = {r["mode"]: r for r in results}
-  one = by_mode["one"]
-  big = max(n for n in SIZES if any(k.split("/")[1] == str(n) for k in one["times"]))
-  for dtype in ("float64", "float32"):
+  one = {r["mode"]: r for r in results}.get("one")
+  big = max(int(k.split("/")[1]) for k in results[0]["times"])
+  for dtype in ("float64", "float32") if one else ():
     t = one["times"]["%s/%d/solve" % (dtype, big)][stat] * 1e9 / big
     say("| `kepler.solve`, one thread, N = %s, %s | %.3g ns/solve | <= %g ns | %s |" % (
         "{:,}".format(big), dtype, t, TARGET_NS[dtype], _status(t, TARGET_NS[dtype])))
-  for dtype in ("float64", "float32"):
+  for dtype in ("float64", "float32") if one else ():
     e = one["extra"]
-    overhead = e["%s/jvp" % dtype][stat] / e["%s/forward" % dtype][stat] - 1
-    say("| `jax.jvp` of solve vs solve, one thread, N = %s, %s | %+.0f%% | <= +%.0f%% | %s |" % (
-        "{:,}".format(big), dtype, 100 * overhead, 100 * TARGET_JVP_OVERHEAD,
-        _status(1 + overhead, 1 + TARGET_JVP_OVERHEAD)))
+    ratio = e["%s/jvp" % dtype][stat] / e["%s/forward" % dtype][stat]
+    say("| `jax.jvp` of solve vs solve, one thread, N = %s, %s | %.2fx (%+.0f%%) | <= %.2fx | %s |" % (
+        "{:,}".format(big), dtype, ratio, 100 * (ratio - 1), 1 + TARGET_JVP_OVERHEAD,
+        _status(ratio, 1 + TARGET_JVP_OVERHEAD)))
   for r in results:
     for dtype in ("float64", "float32"):
       e = r["extra"]
@@ -352,6 +373,8 @@ def main():
   parser.add_argument("--stat", choices=("min", "median"), default="min",
                       help="statistic of the repeats reported (default: min)")
   parser.add_argument("--modes", default=",".join(MODES), help="threading modes: one,all")
+  parser.add_argument("--no-pin", dest="pin", action="store_false",
+                      help="one thread: only XLA_FLAGS, without pinning the worker to one CPU")
   parser.add_argument("--output", help="also write the report to this file")
   parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
   parser.add_argument("--json", help=argparse.SUPPRESS)
@@ -359,7 +382,7 @@ def main():
   _check_python()
 
   if args.worker:
-    result = _worker(args.worker, args.quick)
+    result = _worker(args.worker, args.quick, args.pin)
     with open(args.json, "w") as f:
       json.dump(result, f)
     return
@@ -367,7 +390,7 @@ def main():
   started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
   start = time.perf_counter()
   machine = _machine()
-  results = [_run_worker(mode, args.quick) for mode in args.modes.split(",")]
+  results = [_run_worker(mode, args.quick, args.pin) for mode in args.modes.split(",")]
   report = _report(machine, results, args.stat, started, time.perf_counter() - start)
   print(report)
   if args.output:

@@ -10,6 +10,7 @@
 //     (vector body versus scalar remainder), as the threaded handler splits it.
 // Variants the CPU lacks are reported as skipped, not passed. Exits nonzero if
 // any check failed.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -24,7 +25,8 @@
 namespace kepler_ext {
 namespace {
 
-// Measured: at most 2 eps (float64 and float32); see the report printed below.
+// Measured on 20k inputs: at most 2 eps (float64) and 2.06 eps (float32); the
+// worst float64 cases are at |M| = 1e5, where the two range reductions differ.
 constexpr double kBaselineTolEps = 4.0;
 constexpr double kBaselineMaxAbsM = 1e5;
 
@@ -50,15 +52,16 @@ Inputs<T> MakeInputs() {
   const T nan = std::numeric_limits<T>::quiet_NaN();
   const T tiny = std::numeric_limits<T>::denorm_min();
   const T pi = static_cast<T>(M_PI);
-  const T special_m[] = {0,       -T(0),   tiny,     -tiny,   T(1e-30),
-                         T(1e-8), pi,      -pi,      pi - T(1e-6),
-                         2 * pi,  -2 * pi, 6 * pi,   T(1),    T(-1),
-                         T(1e3),  T(1e5),  T(1e10),  T(-1e20), inf,
-                         -inf,    nan,     std::numeric_limits<T>::max()};
-  const T special_e[] = {0,         tiny,     T(1e-10), T(0.1),   T(0.5),
-                         T(0.9),    T(0.99),  T(0.999), T(1) - std::numeric_limits<T>::epsilon(),
-                         T(1),      T(1.5),   T(-0.1),  -T(0),    inf,
-                         -inf,      nan};
+  const T one_minus_eps = T(1) - std::numeric_limits<T>::epsilon();
+  const T special_m[] = {0,        -T(0),  tiny,   -tiny,   T(1e-30),
+                         T(1e-8),  pi,     -pi,    pi - T(1e-6),
+                         2 * pi,   -2 * pi, 6 * pi, T(1),   T(-1),
+                         T(1e3),   T(1e5), T(1e10), T(-1e20), inf,
+                         -inf,     nan,    std::numeric_limits<T>::max()};
+  const T special_e[] = {0,       tiny,   T(1e-10), T(0.1),  T(0.5),
+                         T(0.9),  T(0.99), T(0.999), one_minus_eps,
+                         T(1),    T(1.5), T(-0.1),  -T(0),   inf,
+                         -inf,    nan};
   for (T m : special_m) {
     for (T e : special_e) {
       in.m.push_back(m);
@@ -93,7 +96,8 @@ Outputs<T> Run(CpuIsa isa, const Inputs<T>& in, bool true_anomaly) {
 
 template <typename T>
 bool SameBits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0 || (std::isnan(a) && std::isnan(b));
+  return std::memcmp(&a, &b, sizeof(T)) == 0 ||
+         (std::isnan(a) && std::isnan(b));
 }
 
 template <typename T>

@@ -26,6 +26,7 @@ namespace {
 
 #include "jaxlib_ext/solver/kepler_solver.h"
 
+// From here `kepler_ext::` names this variant's private copy of the solver.
 template <typename T, bool kTrueAnomaly>
 void SolveLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
                  T* __restrict out_sin, T* __restrict out_cos, size_t n) {
