@@ -9,6 +9,9 @@ pythons=${KEPLER_TEST_PYTHONS:-3.11 3.12}
 
 step() { printf '\n=== %s\n' "$*"; }
 
+step "buildifier: Bazel files formatted"
+tools/buildifier_check.sh
+
 for version in $pythons; do
   export HERMETIC_PYTHON_VERSION=$version
   source tools/setup.sh
