@@ -130,37 +130,37 @@ def eccentric_anomaly_mp(M, e, dps=50):
     return _ecc_mp(float(M), float(e))
 
 
-def eccentric_anomaly(M, e, dps=50):
-  """(sin E, cos E) as float64 arrays (correctly rounded high-precision values)."""
+def _pair_map(fn, M, e, dps):
+  """(first, second) float64 arrays of fn(M_i, e_i) over valid inputs, else NaN."""
   (Mf, ef), shape = _as_arrays(M, e)
-  s = np.full(Mf.shape, np.nan)
-  c = np.full(Mf.shape, np.nan)
+  out = np.full((2,) + Mf.shape, np.nan)
   with mpmath.workdps(dps):
     for i in range(Mf.size):
-      if not _valid(Mf[i], ef[i]):
-        continue
-      E = _ecc_mp(float(Mf[i]), float(ef[i]))
-      s[i] = float(mpmath.sin(E))
-      c[i] = float(mpmath.cos(E))
-  return s.reshape(shape), c.reshape(shape)
+      if _valid(Mf[i], ef[i]):
+        out[:, i] = [float(v) for v in fn(float(Mf[i]), float(ef[i]))]
+  return out[0].reshape(shape), out[1].reshape(shape)
+
+
+def _ecc_sin_cos(M, e):
+  E = _ecc_mp(M, e)
+  return mpmath.sin(E), mpmath.cos(E)
+
+
+def _true_sin_cos(M, e):
+  em = mpmath.mpf(e)
+  sE, cE = _ecc_sin_cos(M, e)
+  den = 1 - em * cE
+  return mpmath.sqrt((1 - em) * (1 + em)) * sE / den, (cE - em) / den
+
+
+def eccentric_anomaly(M, e, dps=50):
+  """(sin E, cos E) as float64 arrays (correctly rounded high-precision values)."""
+  return _pair_map(_ecc_sin_cos, M, e, dps)
 
 
 def true_anomaly(M, e, dps=50):
   """(sin f, cos f) of the true anomaly as float64 arrays."""
-  (Mf, ef), shape = _as_arrays(M, e)
-  s = np.full(Mf.shape, np.nan)
-  c = np.full(Mf.shape, np.nan)
-  with mpmath.workdps(dps):
-    for i in range(Mf.size):
-      if not _valid(Mf[i], ef[i]):
-        continue
-      em = mpmath.mpf(float(ef[i]))
-      E = _ecc_mp(float(Mf[i]), float(ef[i]))
-      sE, cE = mpmath.sin(E), mpmath.cos(E)
-      den = 1 - em * cE
-      s[i] = float(mpmath.sqrt((1 - em) * (1 + em)) * sE / den)
-      c[i] = float((cE - em) / den)
-  return s.reshape(shape), c.reshape(shape)
+  return _pair_map(_true_sin_cos, M, e, dps)
 
 
 def _wrapped_residual(Ep, em, Mred):
@@ -171,28 +171,9 @@ def _wrapped_residual(Ep, em, Mred):
   return abs(res)
 
 
-def backward_error(M, e, sin_E, cos_E, dps=50):
-  """|E' - e sin E' - M_red| with E' = atan2(sin_E, cos_E) in high precision.
-
-  NaN where the inputs are invalid or the returned values are not finite.
-  """
-  (Mf, ef, sf, cf), shape = _as_arrays(M, e, sin_E, cos_E)
-  out = np.full(Mf.shape, np.nan)
-  with mpmath.workdps(dps):
-    for i in range(Mf.size):
-      if not _valid(Mf[i], ef[i]) or not (math.isfinite(sf[i]) and
-                                           math.isfinite(cf[i])):
-        continue
-      Ep = mpmath.atan2(mpmath.mpf(float(sf[i])), mpmath.mpf(float(cf[i])))
-      Mred = _reduce_mp(float(Mf[i]))
-      out[i] = float(_wrapped_residual(Ep, mpmath.mpf(float(ef[i])), Mred))
-  return out.reshape(shape)
-
-
-def true_backward_error(M, e, sin_f, cos_f, dps=50):
-  """Backward error of a true-anomaly result: E' is recovered from f' exactly
-  (tan(E/2) = sqrt((1-e)/(1+e)) tan(f/2)) and the Kepler residual returned."""
-  (Mf, ef, sf, cf), shape = _as_arrays(M, e, sin_f, cos_f)
+def _residual_map(recover_e, M, e, sin_x, cos_x, dps):
+  """|E' - e sin E' - M_red| with E' = recover_e(angle of (sin_x, cos_x), e)."""
+  (Mf, ef, sf, cf), shape = _as_arrays(M, e, sin_x, cos_x)
   out = np.full(Mf.shape, np.nan)
   with mpmath.workdps(dps):
     for i in range(Mf.size):
@@ -200,10 +181,27 @@ def true_backward_error(M, e, sin_f, cos_f, dps=50):
                                            math.isfinite(cf[i])):
         continue
       em = mpmath.mpf(float(ef[i]))
-      fp = mpmath.atan2(mpmath.mpf(float(sf[i])), mpmath.mpf(float(cf[i])))
-      # E = 2 atan2(sqrt(1-e) sin(f/2), sqrt(1+e) cos(f/2))
-      Ep = 2 * mpmath.atan2(mpmath.sqrt(1 - em) * mpmath.sin(fp / 2),
-                            mpmath.sqrt(1 + em) * mpmath.cos(fp / 2))
+      angle = mpmath.atan2(mpmath.mpf(float(sf[i])), mpmath.mpf(float(cf[i])))
       Mred = _reduce_mp(float(Mf[i]))
-      out[i] = float(_wrapped_residual(Ep, em, Mred))
+      out[i] = float(_wrapped_residual(recover_e(angle, em), em, Mred))
   return out.reshape(shape)
+
+
+def backward_error(M, e, sin_E, cos_E, dps=50):
+  """|E' - e sin E' - M_red| with E' = atan2(sin_E, cos_E) in high precision.
+
+  NaN where the inputs are invalid or the returned values are not finite.
+  """
+  return _residual_map(lambda E, em: E, M, e, sin_E, cos_E, dps)
+
+
+def _e_from_f(f, em):
+  # E = 2 atan2(sqrt(1-e) sin(f/2), sqrt(1+e) cos(f/2))
+  return 2 * mpmath.atan2(mpmath.sqrt(1 - em) * mpmath.sin(f / 2),
+                          mpmath.sqrt(1 + em) * mpmath.cos(f / 2))
+
+
+def true_backward_error(M, e, sin_f, cos_f, dps=50):
+  """Backward error of a true-anomaly result: E' is recovered from f' exactly
+  (tan(E/2) = sqrt((1-e)/(1+e)) tan(f/2)) and the Kepler residual returned."""
+  return _residual_map(_e_from_f, M, e, sin_f, cos_f, dps)

@@ -5,7 +5,9 @@ The interpreter is picked by the HERMETIC_PYTHON_VERSION environment variable
 first, then `pythonX.Y` on PATH. The packages are those of
 tools/requirements/requirements_lock_X_Y.txt, installed with pip
 (--require-hashes) into the external repository @kepler_pypi, so that builds and
-tests never see the packages of the user's own interpreter.
+tests never see the packages of the user's own interpreter. A second package
+set can be laid over that one (pip_lock_repository's base_lock_prefix): the
+benchmark's peers, @kepler_bench_pypi, from requirements_bench_lock_X_Y.txt.
 """
 
 DEFAULT_PYTHON_VERSION = "3.12"
