@@ -179,19 +179,34 @@ KEPLER_HD float krint(float x) {
 #endif
 }
 
+#if !KEPLER_DEVICE_PATH
+// 1/sqrt(x) on the host: the classic bit-pattern guess refined by kSteps
+// Newton steps (each roughly doubles the correct digits).
+template <int kSteps>
+KEPLER_ALWAYS_INLINE inline double rsqrt_newton(double x) {
+  double y = double_of(0x5FE6EB50C7B537A9ull - (bits_of(x) >> 1));
+  const double hx = 0.5 * x;
+  for (int i = 0; i < kSteps; ++i) y = y * (1.5 - hx * y * y);
+  return y;
+}
+
+template <int kSteps>
+KEPLER_ALWAYS_INLINE inline float rsqrt_newton(float x) {
+  float y = float_of(0x5F375A86u - (bits_of(x) >> 1));
+  const float hx = 0.5f * x;
+  for (int i = 0; i < kSteps; ++i) y = y * (1.5f - hx * y * y);
+  return y;
+}
+#endif
+
 // sqrt for x >= 0 (x is always finite and non-negative at the call sites).
-// Host: rsqrt bit guess + Newton + one residual correction (<= ~1 ulp with
-// FMA), so that no errno-setting libm call appears in the loop.
+// Host: rsqrt_newton + one residual correction (<= ~1 ulp with FMA), so that
+// no errno-setting libm call appears in the loop.
 KEPLER_HD KEPLER_ALWAYS_INLINE double ksqrt(double x) {
 #if KEPLER_DEVICE_PATH
   return ::sqrt(x);
 #else
-  double y = double_of(0x5FE6EB50C7B537A9ull - (bits_of(x) >> 1));
-  const double hx = 0.5 * x;
-  y = y * (1.5 - hx * y * y);
-  y = y * (1.5 - hx * y * y);
-  y = y * (1.5 - hx * y * y);
-  y = y * (1.5 - hx * y * y);
+  const double y = rsqrt_newton<4>(x);
   const double s = x * y;
   return kfma(0.5 * y, kfma(-s, s, x), s);
 #endif
@@ -201,11 +216,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float ksqrt(float x) {
 #if KEPLER_DEVICE_PATH
   return ::sqrtf(x);
 #else
-  float y = float_of(0x5F375A86u - (bits_of(x) >> 1));
-  const float hx = 0.5f * x;
-  y = y * (1.5f - hx * y * y);
-  y = y * (1.5f - hx * y * y);
-  y = y * (1.5f - hx * y * y);
+  const float y = rsqrt_newton<3>(x);
   const float s = x * y;
   return kfma(0.5f * y, kfma(-s, s, x), s);
 #endif
@@ -216,12 +227,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double ksqrt_starter(double x) {
 #if KEPLER_DEVICE_PATH
   return ::sqrt(x);
 #else
-  double y = double_of(0x5FE6EB50C7B537A9ull - (bits_of(x) >> 1));
-  const double hx = 0.5 * x;
-  y = y * (1.5 - hx * y * y);
-  y = y * (1.5 - hx * y * y);
-  y = y * (1.5 - hx * y * y);
-  return x * y;
+  return x * rsqrt_newton<3>(x);
 #endif
 }
 
@@ -229,11 +235,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float ksqrt_starter(float x) {
 #if KEPLER_DEVICE_PATH
   return ::sqrtf(x);
 #else
-  float y = float_of(0x5F375A86u - (bits_of(x) >> 1));
-  const float hx = 0.5f * x;
-  y = y * (1.5f - hx * y * y);
-  y = y * (1.5f - hx * y * y);
-  return x * y;
+  return x * rsqrt_newton<2>(x);
 #endif
 }
 
