@@ -7,8 +7,8 @@ source tools/setup.sh
 
 bazel build //:wheel
 wheel=$(ls bazel-bin/wheel/*.whl)
-python="$(pyenv prefix "$HERMETIC_PYTHON_VERSION" 2>/dev/null)/bin/python$HERMETIC_PYTHON_VERSION"
-[ -x "$python" ] || python=$(command -v "python$HERMETIC_PYTHON_VERSION")
+# The interpreter Bazel picked for HERMETIC_PYTHON_VERSION: the wheel's ABI.
+python=$(sed -n 's/^PYTHON_INTERPRETER = "\(.*\)"$/\1/p' "$(bazel info output_base)/external/kepler_python/defs.bzl")
 
 venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT

@@ -13,11 +13,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# The interpreter itself is found by Bazel's repository rule
+# (third_party/python/repositories.bzl), which fails clearly if it is missing.
 export HERMETIC_PYTHON_VERSION="${HERMETIC_PYTHON_VERSION:-3.12}"
-if ! command -v pyenv >/dev/null || ! pyenv prefix "$HERMETIC_PYTHON_VERSION" >/dev/null 2>&1; then
-  command -v "python$HERMETIC_PYTHON_VERSION" >/dev/null || {
-    echo "setup: no Python $HERMETIC_PYTHON_VERSION found (pyenv or python$HERMETIC_PYTHON_VERSION on PATH)" >&2
-    exit 1
-  }
-fi
 echo "setup: bazel $(bazel --version 2>/dev/null | head -1), Python $HERMETIC_PYTHON_VERSION"

@@ -2,7 +2,8 @@
 
 The interpreter is picked by the HERMETIC_PYTHON_VERSION environment variable
 (as jaxlib does), among the interpreters installed on the machine: pyenv's
-first, then `pythonX.Y` on PATH. The packages are those of
+first, then `pythonX.Y` on PATH, then pyenv's folder ($PYENV_ROOT, else
+~/.pyenv) when pyenv itself is not on PATH. The packages are those of
 tools/requirements/requirements_lock_X_Y.txt, installed with pip
 (--require-hashes) into the external repository @kepler_pypi, so that builds and
 tests never see the packages of the user's own interpreter. A second package
@@ -19,7 +20,12 @@ def _python_version(rctx):
         fail("HERMETIC_PYTHON_VERSION must look like 3.12, got '%s'" % version)
     return version
 
+def _version_key(path):
+    return [int(part) for part in path.basename.split(".") if part.isdigit()]
+
 def _find_interpreter(rctx, version):
+    # 1. pyenv on PATH; 2. pythonX.Y on PATH (not a pyenv shim); 3. pyenv's
+    # folder even when pyenv is not on PATH (a non-login shell, CI).
     pyenv = rctx.which("pyenv")
     if pyenv:
         result = rctx.execute([pyenv, "prefix", version])
@@ -28,9 +34,19 @@ def _find_interpreter(rctx, version):
             if candidate.exists:
                 return candidate
     on_path = rctx.which("python" + version)
-    if on_path:
+    if on_path and "/shims/" not in str(on_path):
         return on_path
-    fail("HERMETIC_PYTHON_VERSION=%s: no interpreter found (tried `pyenv prefix %s` and python%s on PATH)" % (version, version, version))
+    root = rctx.os.environ.get("PYENV_ROOT", rctx.os.environ.get("HOME", "/root") + "/.pyenv")
+    versions = rctx.path(root + "/versions")
+    if versions.exists:
+        found = sorted([
+            d
+            for d in versions.readdir()
+            if d.basename.startswith(version + ".") and d.get_child("bin").get_child("python" + version).exists
+        ], key = _version_key)
+        if found:
+            return found[-1].get_child("bin").get_child("python" + version)
+    fail("HERMETIC_PYTHON_VERSION=%s: no interpreter found (tried `pyenv prefix %s`, python%s on PATH and %s/versions/%s.*)" % (version, version, version, root, version))
 
 def _run(rctx, args, what):
     result = rctx.execute(args, timeout = 1800)
