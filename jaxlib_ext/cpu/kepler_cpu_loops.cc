@@ -10,7 +10,10 @@
 // The header is included inside an unnamed namespace so that every variant
 // gets private copies of the solver's inline functions. Otherwise the linker
 // would keep one copy of any function that the compiler did not inline, and
-// the baseline loop could end up calling an AVX-512 copy of it.
+// the baseline loop could end up calling an AVX-512 copy of it. Every
+// standard header the solver includes must therefore be included here first
+// (today only <cstdint>), so that its include guard keeps it out of the
+// namespace.
 #include <cstddef>
 #include <cstdint>
 
