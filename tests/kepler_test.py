@@ -230,6 +230,21 @@ class BadInputTest(parameterized.TestCase):
       np.testing.assert_array_equal(np.isnan(g), invalid)
       np.testing.assert_allclose(g[~invalid], w[~invalid], atol=TOLERANCE[dtype], rtol=0)
 
+  def test_handler_rejects_mismatched_buffers(self):
+    # Only reachable by calling the FFI target directly: the C++ handler
+    # itself must answer with an error naming the shapes, not crash.
+    out = jax.ShapeDtypeStruct((3,), np.float64)
+    call = jax.ffi.ffi_call("kepler_solve", (out, out))
+    with self.assertRaisesRegex(Exception, r"mean_anomaly has shape \(3,\) but eccentricity has shape \(4,\)"):
+      jax.block_until_ready(call(np.zeros(3), np.zeros(4), true_anomaly=False))
+
+  def test_handler_rejects_unsupported_dtypes(self):
+    out = jax.ShapeDtypeStruct((2,), np.int32)
+    call = jax.ffi.ffi_call("kepler_solve", (out, out))
+    with self.assertRaisesRegex(Exception, "unsupported dtype.*float32 and float64"):
+      jax.block_until_ready(call(np.zeros(2, np.int32), np.zeros(2, np.int32),
+                                 true_anomaly=False))
+
   def test_invalid_elements_have_nan_gradients(self):
     g = jax.grad(lambda e: kepler.solve(0.5, e)[0])(1.2)
     self.assertTrue(np.isnan(g))
