@@ -4,6 +4,10 @@ Values are checked against an arbitrary-precision reference (mpmath, see
 tests/mpmath_reference.py), derivatives against finite differences.
 """
 
+import os
+import subprocess
+import sys
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import jax
@@ -248,6 +252,34 @@ class BadInputTest(parameterized.TestCase):
   def test_invalid_elements_have_nan_gradients(self):
     g = jax.grad(lambda e: kepler.solve(0.5, e)[0])(1.2)
     self.assertTrue(np.isnan(g))
+
+
+class CpuIsaChoiceTest(absltest.TestCase):
+  """KEPLER_CPU_ISA, read once per process: checked in fresh interpreters."""
+
+  def _run(self, isa):
+    code = ("import jax, kepler\n"
+            "from jaxlib_ext.cpu import _kepler_cpu\n"
+            "print(_kepler_cpu.supported_cpu_isas())\n"
+            "print(_kepler_cpu.cpu_isa())\n"
+            "print(float(kepler.solve(1.0, 0.5)[0]))\n")
+    env = dict(os.environ, KEPLER_CPU_ISA=isa, JAX_PLATFORMS="cpu")
+    return subprocess.run([sys.executable, "-c", code], env=env,
+                          capture_output=True, text=True, check=False)
+
+  def test_unknown_name_is_an_error(self):
+    result = self._run("sse9")
+    self.assertNotEqual(result.returncode, 0)
+    self.assertIn("KEPLER_CPU_ISA='sse9' is not one of", result.stderr)
+
+  def test_baseline_can_be_forced(self):
+    result = self._run("baseline")
+    self.assertEqual(result.returncode, 0, result.stderr)
+    supported, active, value = result.stdout.split("\n")[:3]
+    self.assertIn("baseline", supported)
+    self.assertEqual(active, "baseline")
+    want = mpmath_reference.eccentric_anomaly(np.array(1.0), np.array(0.5))[0]
+    self.assertAlmostEqual(float(value), float(want), places=6)
 
 
 if __name__ == "__main__":
