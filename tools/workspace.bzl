@@ -8,7 +8,7 @@ repository in (see tests/embedding/WORKSPACE):
 """
 
 load("//third_party/python:repositories.bzl", "hermetic_python", "pip_lock_repository")
-load("//third_party/rules_cuda:local_cuda.bzl", "local_cuda")
+load("//third_party/rules_cuda:local_cuda.bzl", "cuda_version_repository", "local_cuda")
 
 def _vendored_repository_impl(rctx):
     # Lays out a folder of this repository as a repository of its own.
@@ -54,6 +54,7 @@ def kepler_jax_dependencies():
         build_file = Label("//third_party/rules_cuda:BUILD.bazel"),
     )
     _maybe(local_cuda, name = "local_cuda")
+    _maybe(cuda_version_repository, name = "kepler_cuda_version")
 
     _maybe(hermetic_python, name = "kepler_python")
     _maybe(pip_lock_repository, name = "kepler_pypi")

@@ -11,8 +11,6 @@ load("@rules_cuda//cuda:toolkit.bzl", "cuda_toolkit")
 
 package(default_visibility = ["//visibility:public"])
 
-exports_files(["defs.bzl"])
-
 cuda_toolkit(
     name = "toolkit",
     path = "{path}",
@@ -56,30 +54,49 @@ def _find_toolkit(rctx):
         return "/usr/local/cuda"
     return ""
 
+def _toolkit_version(rctx, path):
+    # "13.0" from CUDA_VERSION 13000 in include/cuda.h; "" without a toolkit.
+    if not path:
+        return ""
+    for line in rctx.read(path + "/include/cuda.h").splitlines():
+        if line.startswith("#define CUDA_VERSION "):
+            number = int(line[len("#define CUDA_VERSION "):].strip())
+            return "%d.%d" % (number // 1000, (number % 1000) // 10)
+    fail("%s/include/cuda.h defines no CUDA_VERSION" % path)
+
 def _local_cuda_impl(rctx):
     path = _find_toolkit(rctx)
-    version = ""
     if path:
         if not rctx.path(path + "/bin/nvcc").exists:
             fail("CUDA toolkit at %s has no bin/nvcc (CUDA_PATH=%s)" % (path, rctx.os.environ.get("CUDA_PATH", "")))
         rctx.symlink(path, "cuda")
-        for line in rctx.read("cuda/include/cuda.h").splitlines():
-            if line.startswith("#define CUDA_VERSION "):
-                number = int(line[len("#define CUDA_VERSION "):].strip())
-                version = "%d.%d" % (number // 1000, (number % 1000) // 10)
     has_cudart = path and rctx.path("cuda/lib64/libcudart_static.a").exists
     rctx.file("BUILD.bazel", _BUILD.format(
         path = path,
-        version = version,
+        version = _toolkit_version(rctx, path),
         includes = '["cuda/include"]' if path else "[]",
         cudart_import = _CUDART_IMPORT if has_cudart else "",
         cudart_dep = '[":cudart_static_lib"]' if has_cudart else "[]",
     ))
-    rctx.file("defs.bzl", "# Generated: the local CUDA toolkit.\nCUDA_PATH = \"%s\"\nCUDA_VERSION = \"%s\"\n" % (path, version))
     rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
 
 local_cuda = repository_rule(
     implementation = _local_cuda_impl,
+    environ = ["CUDA_PATH"],
+    local = True,
+)
+
+def _cuda_version_impl(rctx):
+    rctx.file("BUILD.bazel", "exports_files([\"defs.bzl\"])\n")
+    rctx.file("defs.bzl", "# Generated: the version of the CUDA toolkit found, \"\" if none.\nCUDA_VERSION = \"%s\"\n" % _toolkit_version(rctx, _find_toolkit(rctx)))
+    rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
+
+# The toolkit's version for this repository's own BUILD files (the wheel's
+# +cudaX.Y label, _kepler_cuda.cuda_version). Kept out of @local_cuda, whose
+# contents belong to rules_cuda: a workspace with the real rules_cuda keeps
+# its own @local_cuda and still gets this.
+cuda_version_repository = repository_rule(
+    implementation = _cuda_version_impl,
     environ = ["CUDA_PATH"],
     local = True,
 )
