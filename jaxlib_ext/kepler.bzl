@@ -139,4 +139,4 @@ def if_cuda(if_true, if_false = []):
 
 def cuda_only():
     """target_compatible_with for targets that exist only with --config=cuda."""
-    return if_cuda([], [str(Label("@rules_cuda//cuda:requires_cuda"))])
+    return if_cuda([], [str(Label("//jaxlib_ext:requires_cuda"))])
