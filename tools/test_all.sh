@@ -9,6 +9,11 @@ pythons=${KEPLER_TEST_PYTHONS:-3.11 3.12}
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# Bazel's per-target result lines, counted for the closing summary.
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+bazel_test() { bazel test "$@" 2>&1 | tee >(grep -E '^//.* (PASSED|FAILED|TIMEOUT)' >>"$results"); }
+
 step "buildifier: Bazel files formatted"
 tools/buildifier_check.sh
 
@@ -16,7 +21,7 @@ for version in $pythons; do
   export HERMETIC_PYTHON_VERSION=$version
   source tools/setup.sh
   step "Python $version: bazel test //..."
-  bazel test //...
+  bazel_test //...
 done
 
 if [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
@@ -29,9 +34,11 @@ else
 fi
 
 step "embedding workspace (tests/embedding): bazel test //..."
-(cd tests/embedding && bazel test //...)
+(cd tests/embedding && bazel_test //...)
 
 step "reproducible wheel: two clean builds"
 tools/check_reproducible_wheel.sh
 
 step "all tests passed"
+sleep 1  # let the last result lines reach $results
+echo "test_all: $(grep -c ' PASSED' "$results") passed, $(grep -cE ' (FAILED|TIMEOUT)' "$results") failed"
