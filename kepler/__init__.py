@@ -9,7 +9,19 @@ jax.vmap. See kepler/_ops.py for the primitive and README.md for the rules on
 dtypes, shapes and invalid input.
 """
 
-from kepler._ops import cuda_version, solve, true_anomaly
-from kepler._version import __version__
+from kepler import _jax_check
+from kepler._version import JAX_BELOW, JAX_MIN, __version__
 
-__all__ = ["solve", "true_anomaly", "cuda_version", "__version__"]
+# Before anything touches XLA: a jax outside the range raises ImportError here.
+_jax_check.check_installed()
+
+from kepler import _registration  # pylint: disable=g-import-not-at-top
+
+_cuda_plugin = _registration.register()
+
+# The CUDA toolkit that built the installed CUDA plugin, or None without one.
+cuda_version = _cuda_plugin.cuda_version if _cuda_plugin is not None else None
+
+from kepler._ops import solve, true_anomaly  # pylint: disable=g-import-not-at-top
+
+__all__ = ["solve", "true_anomaly", "cuda_version", "__version__", "JAX_MIN", "JAX_BELOW"]

@@ -20,59 +20,116 @@ def _read(relative):
     return f.read()
 
 
+def _version_facts():
+  return dict(re.findall(r'^(\w+) = "([^"]+)"$', _read("kepler/_version.py"), re.M))
+
+
 class WheelTest(absltest.TestCase):
+  """The main wheel (kepler-jax) and, in CUDA builds, the plugin wheel."""
 
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
     folder = os.path.join(ROOT, "wheel")
-    wheels = [f for f in os.listdir(folder) if f.endswith(".whl")]
-    assert len(wheels) == 1, wheels
-    cls.name = wheels[0]
-    cls.path = os.path.join(folder, cls.name)
-    cls.zip = zipfile.ZipFile(cls.path)
-    cls.version = re.search(r'__version__ = "([^"]+)"', _read("kepler/_version.py")).group(1)
-    cls.dist_info = [n.split("/")[0] for n in cls.zip.namelist() if n.endswith(".dist-info/WHEEL")][0]
+    names = sorted(f for f in os.listdir(folder) if f.endswith(".whl"))
+    cls.facts = _version_facts()
+    cls.version = cls.facts["__version__"]
+    main = [n for n in names if n.startswith("kepler_jax-")]
+    plugins = [n for n in names if n.startswith("kepler_jax_cuda")]
+    assert len(main) == 1 and len(plugins) <= 1 and len(names) == len(main) + len(plugins), names
+    cls.wheels = {n: zipfile.ZipFile(os.path.join(folder, n)) for n in names}
+    cls.paths = {n: os.path.join(folder, n) for n in names}
+    cls.main = main[0]
+    cls.plugin = plugins[0] if plugins else None
 
-  def test_file_name_carries_version_and_this_python(self):
+  def _dist_info(self, name):
+    return [n.split("/")[0] for n in self.wheels[name].namelist()
+            if n.endswith(".dist-info/WHEEL")][0]
+
+  def _metadata(self, name):
+    return self.wheels[name].read(f"{self._dist_info(name)}/METADATA").decode()
+
+  def test_file_names_carry_version_and_this_python(self):
     tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    self.assertRegex(self.name, rf"^kepler_jax-{re.escape(self.version)}(\+cuda[\d.]+)?-{tag}-{tag}-manylinux_2_\d+_x86_64\.whl$")
+    for dist, name in (("kepler_jax", self.main),
+                       (f"kepler_jax_{self.facts['CUDA_EXTRA']}_plugin", self.plugin)):
+      if name:
+        self.assertRegex(
+            name, rf"^{dist}-{re.escape(self.version)}-{tag}-{tag}-manylinux_2_\d+_x86_64\.whl$")
+        self.assertNotIn("+", name)
 
-  def test_holds_both_packages_and_the_cpu_module(self):
-    names = set(self.zip.namelist())
-    for required in ("kepler/__init__.py", "kepler/_ops.py", "jaxlib_ext/__init__.py",
-                     "jaxlib_ext/cpu/__init__.py", "jaxlib_ext/cpu/_kepler_cpu.so"):
+  def test_only_kepler_namespaces_and_a_license(self):
+    for name, zf in self.wheels.items():
+      tops = {n.split("/")[0] for n in zf.namelist()}
+      dist_info = self._dist_info(name)
+      self.assertIn(f"{dist_info}/LICENSE", zf.namelist(), name)
+      self.assertIn("Apache License", zf.read(f"{dist_info}/LICENSE").decode())
+      for top in tops - {dist_info}:
+        self.assertTrue(top.startswith("kepler"), f"{name} installs top-level {top}")
+      self.assertFalse([n for n in zf.namelist() if "__pycache__" in n or n.startswith("tests/")])
+
+  def test_main_wheel_holds_the_package_and_the_cpu_module(self):
+    names = set(self.wheels[self.main].namelist())
+    for required in ("kepler/__init__.py", "kepler/_ops.py", "kepler/_version.py",
+                     "kepler/_lib/__init__.py", "kepler/_lib/_kepler_cpu.so"):
       self.assertIn(required, names)
-    self.assertFalse([n for n in names if n.startswith("tests/") or "__pycache__" in n])
+    self.assertFalse([n for n in names if "cuda" in n.split("/")[0]], "no CUDA in the main wheel")
 
-  def test_metadata(self):
-    meta = self.zip.read(f"{self.dist_info}/METADATA").decode()
+  def test_plugin_wheel_holds_only_the_cuda_module(self):
+    if not self.plugin:
+      self.assertFalse([n for n in self.paths if "cuda" in n])
+      return
+    tops = {n.split("/")[0] for n in self.wheels[self.plugin].namelist()}
+    self.assertEqual(tops - {self._dist_info(self.plugin)}, {"kepler_jax_cuda_plugin"})
+    names = set(self.wheels[self.plugin].namelist())
+    self.assertIn("kepler_jax_cuda_plugin/_kepler_cuda.so", names)
+    self.assertIn(f'__version__ = "{self.version}"',
+                  self.wheels[self.plugin].read("kepler_jax_cuda_plugin/_version.py").decode())
+    meta = self._metadata(self.plugin)
+    self.assertIn(f"Name: kepler-jax-{self.facts['CUDA_EXTRA']}-plugin\n", meta)
+    self.assertIn(f"Version: {self.version}\n", meta)
+    self.assertIn(f"Requires-Dist: kepler-jax=={self.version}\n", meta)
+
+  def test_main_metadata(self):
+    meta = self._metadata(self.main)
+    jax_range = f">={self.facts['JAX_MIN']},<{self.facts['JAX_BELOW']}"
+    extra = self.facts["CUDA_EXTRA"]
     self.assertIn("Name: kepler-jax\n", meta)
-    self.assertRegex(meta, rf"\nVersion: {re.escape(self.version)}(\+cuda[\d.]+)?\n")
-    self.assertIn("Requires-Dist: jax", meta)
+    self.assertIn(f"\nVersion: {self.version}\n", meta)
+    self.assertIn(f"Requires-Dist: jax{jax_range}\n", meta)
+    self.assertIn(f"Requires-Dist: jaxlib{jax_range}\n", meta)
+    self.assertIn(f"Provides-Extra: {extra}\n", meta)
+    self.assertIn(
+        f'Requires-Dist: kepler-jax-{extra}-plugin=={self.version}; extra == "{extra}"\n', meta)
 
   def test_record_hashes_match_the_files(self):
-    record = self.zip.read(f"{self.dist_info}/RECORD").decode()
+    for name, zf in self.wheels.items():
+      self._check_record(zf, self._dist_info(name))
+
+  def _check_record(self, zf, dist_info):
+    record = zf.read(f"{dist_info}/RECORD").decode()
     rows = list(csv.reader(io.StringIO(record)))
-    self.assertEqual(len(rows), len(self.zip.namelist()))
+    self.assertEqual(len(rows), len(zf.namelist()))
     for path, digest, size in rows:
       if path.endswith("RECORD"):
         continue
-      data = self.zip.read(path)
+      data = zf.read(path)
       want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
       self.assertEqual(digest, "sha256=" + want, path)
       self.assertEqual(int(size), len(data), path)
 
   def test_entries_carry_no_timestamps(self):
-    for info in self.zip.infolist():
-      self.assertEqual(info.date_time, (1980, 1, 1, 0, 0, 0), info.filename)
+    for zf in self.wheels.values():
+      for info in zf.infolist():
+        self.assertEqual(info.date_time, (1980, 1, 1, 0, 0, 0), info.filename)
 
   def test_auditwheel_agrees_with_the_tag(self):
-    out = subprocess.run([sys.executable, "-m", "auditwheel", "show", self.path],
-                         capture_output=True, text=True, check=True).stdout
-    tag = self.name.rsplit("-", 1)[1][:-len(".whl")]
-    self.assertIn(f'is consistent with the following platform tag: "{tag}"',
-                  " ".join(out.split()))
+    for name, path in self.paths.items():
+      out = subprocess.run([sys.executable, "-m", "auditwheel", "show", path],
+                           capture_output=True, text=True, check=True).stdout
+      tag = name.rsplit("-", 1)[1][:-len(".whl")]
+      self.assertIn(f'is consistent with the following platform tag: "{tag}"',
+                    " ".join(out.split()), name)
 
   def test_module_bazel_version_matches_the_package(self):
     module = _read("MODULE.bazel")

@@ -9,6 +9,7 @@ repository in (see tests/embedding/WORKSPACE):
 
 load("//third_party/python:repositories.bzl", "hermetic_python", "pip_lock_repository")
 load("//third_party/rules_cuda:local_cuda.bzl", "cuda_version_repository", "local_cuda")
+load("//third_party/xla_ffi:repositories.bzl", "xla_ffi_headers")
 
 def _vendored_repository_impl(rctx):
     # Lays out a folder of this repository as a repository of its own.
@@ -55,6 +56,17 @@ def kepler_jax_dependencies():
     )
     _maybe(local_cuda, name = "local_cuda")
     _maybe(cuda_version_repository, name = "kepler_cuda_version")
+
+    # The XLA FFI headers of the oldest supported jaxlib (JAX_MIN in
+    # kepler/_version.py): handlers built against them load into every jaxlib
+    # from that one on. Any wheel of that jaxlib release holds the same headers.
+    _maybe(
+        xla_ffi_headers,
+        name = "xla_ffi_headers",
+        jaxlib_version = "0.6.0",
+        sha256 = "b6d85b8d1fd79248b04503517201e72fcbcd3980cf791d37e814709ea50a3c82",
+        urls = ["https://files.pythonhosted.org/packages/a7/c4/1a252f12e3ed0a3986cfb36bbdc38ff33e358f58ee7a0ddb5d6bb126cb31/jaxlib-0.6.0-cp312-cp312-manylinux2014_x86_64.whl"],
+    )
 
     _maybe(hermetic_python, name = "kepler_python")
     _maybe(pip_lock_repository, name = "kepler_pypi")

@@ -1,11 +1,15 @@
 // _kepler_cpu: hands XLA the CPU handler capsules, and says which solve-loop
-// variant (instruction set) the handler uses.
+// variant (instruction set) the handler uses. Also holds the stand-in CUDA
+// handler for when no CUDA plugin is installed (jaxlib_ext/gpu_unavailable.h).
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <pybind11/pybind11.h>
 
 #include "jaxlib_ext/cpu/kepler_cpu.h"
 #include "jaxlib_ext/cpu/kepler_cpu_loops.h"
+#include "jaxlib_ext/gpu_unavailable.h"
 
 PYBIND11_MODULE(_kepler_cpu, m) {
   m.def("registrations", []() {
@@ -14,6 +18,13 @@ PYBIND11_MODULE(_kepler_cpu, m) {
         pybind11::capsule(reinterpret_cast<void*>(&KeplerSolveCpu));
     return targets;
   });
+  m.def(
+      "gpu_unavailable_handler",
+      []() { return pybind11::capsule(reinterpret_cast<void*>(&KeplerGpuUnavailable)); },
+      "A handler for the CUDA platform that fails with the message set by "
+      "set_gpu_unavailable_message: for every target when no CUDA plugin is used.");
+  m.def("set_gpu_unavailable_message",
+        [](std::string message) { kepler_ext::SetGpuUnavailableMessage(std::move(message)); });
   m.def(
       "cpu_isa",
       []() {

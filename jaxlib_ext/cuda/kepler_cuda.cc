@@ -45,4 +45,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
         .Arg<xla::ffi::AnyBuffer>()
         .Ret<xla::ffi::AnyBuffer>()
         .Ret<xla::ffi::AnyBuffer>()
-        .Attr<bool>("true_anomaly"));
+        .Attr<bool>("true_anomaly"),
+    // Pure and stream-ordered (one kernel launch on XLA's stream, no host
+    // synchronisation or allocation): XLA may record it into CUDA graphs.
+    {xla::ffi::Traits::kCmdBufferCompatible});

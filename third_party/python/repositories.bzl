@@ -6,7 +6,8 @@ first, then `pythonX.Y` on PATH, then pyenv's folder ($PYENV_ROOT, else
 ~/.pyenv) when pyenv itself is not on PATH. The packages are those of
 tools/requirements/requirements_lock_X_Y.txt, installed with pip
 (--require-hashes) into the external repository @kepler_pypi, so that builds and
-tests never see the packages of the user's own interpreter. A second package
+tests never see the packages of the user's own interpreter. (The XLA FFI
+headers do not come from here: see third_party/xla_ffi.) A second package
 set can be laid over that one (pip_lock_repository's base_lock_prefix): the
 benchmark's peers, @kepler_bench_pypi, from requirements_bench_lock_X_Y.txt.
 """
@@ -135,12 +136,6 @@ cc_library(
     name = "pybind11_headers",
     hdrs = glob(["site/pybind11/include/**/*.h"]),
     includes = ["site/pybind11/include"],
-)
-
-cc_library(
-    name = "xla_ffi_headers",
-    hdrs = glob(["site/jaxlib/include/xla/ffi/api/*.h"]),
-    includes = ["site/jaxlib/include"],
 )
 """
 

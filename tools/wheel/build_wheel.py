@@ -1,7 +1,10 @@
-"""Writes the kepler-jax wheel, byte for byte the same from the same inputs.
+"""Writes the kepler-jax wheels, byte for byte the same from the same inputs.
 
-Called by the `kepler_wheel` rule (jaxlib_ext/kepler.bzl) with a file that
-lists `path-in-wheel<TAB>file-on-disk` lines. The platform tag is derived from
+Called by the `kepler_wheel` rule (jaxlib_ext/kepler.bzl) with files that
+list `path-in-wheel<TAB>file-on-disk` lines: one for the main wheel
+(kepler-jax) and, in CUDA builds, one for the CUDA plugin wheel
+(kepler-jax-cuda13-plugin, same version). Versions, the supported jax range and
+the CUDA extra's name come from kepler/_version.py. The platform tag is derived from
 the extension modules themselves: the oldest manylinux policy in auditwheel's own table that
 allows every library and symbol version they need, which is what
 `auditwheel show` reports.
@@ -19,16 +22,22 @@ import zipfile
 import auditwheel
 from elftools.elf.elffile import ELFFile
 
-NAME = "kepler_jax"
-DIST_NAME = "kepler-jax"
 # Zip entries carry this timestamp (the earliest a zip can hold), never mtimes.
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 ELF_MACHINES = {"EM_X86_64": "x86_64", "EM_AARCH64": "aarch64"}
+SUMMARY = "Kepler's equation as a native JAX op (XLA FFI, CPU and CUDA)"
 
 
-def read_version(version_py):
+def read_version_file(version_py):
+  """The names kepler/_version.py assigns: __version__, JAX_MIN, JAX_BELOW, CUDA_EXTRA."""
   text = open(version_py, encoding="utf-8").read()
-  return re.search(r'__version__ = "([^"]+)"', text).group(1)
+  found = dict(re.findall(r'^(\w+) = "([^"]+)"$', text, re.M))
+  for name in ("__version__", "JAX_MIN", "JAX_BELOW", "CUDA_EXTRA"):
+    if name not in found:
+      raise SystemExit(f"{version_py} does not assign {name} = \"...\"")
+  if "+" in found["__version__"]:
+    raise SystemExit("no local version labels: PyPI rejects them")
+  return found
 
 
 def _needed_versions(path):
@@ -78,39 +87,9 @@ def record_line(path, data):
   return f"{path},sha256={digest.decode()},{len(data)}"
 
 
-def main():
-  parser = argparse.ArgumentParser()
-  parser.add_argument("--manifest", required=True)
-  parser.add_argument("--version_file", required=True)
-  parser.add_argument("--python_tag", required=True)
-  parser.add_argument("--local_version", default="",
-                      help="PEP 440 local label, e.g. cuda13.0 for a CUDA build")
-  parser.add_argument("--requires", action="append", default=[])
-  parser.add_argument("--extra_metadata", action="append", default=[])
-  parser.add_argument("--out_dir", required=True)
-  args = parser.parse_args()
-
-  files = {}
-  for line in open(args.manifest, encoding="utf-8").read().splitlines():
-    dest, src = line.split("\t")
-    files[dest] = src
-  version = read_version(args.version_file)
-  if args.local_version:
-    version += "+" + args.local_version
-  plat = platform_tag([s for d, s in files.items() if d.endswith(".so")])
-  abi = args.python_tag if plat != "any" else "none"
-  tag = f"{args.python_tag}-{abi}-{plat}"
-  dist_info = f"{NAME}-{version}.dist-info"
-
-  py_version = args.python_tag[2] + "." + args.python_tag[3:]
-  metadata = [
-      "Metadata-Version: 2.1",
-      f"Name: {DIST_NAME}",
-      f"Version: {version}",
-      "Summary: Kepler's equation as a native JAX op (XLA FFI, CPU and CUDA)",
-      "License: Apache-2.0",
-      f"Requires-Python: =={py_version}.*",
-  ] + [f"Requires-Dist: {r}" for r in args.requires] + args.extra_metadata
+def write_wheel(out_dir, name, version, tag, files, metadata, license_path):
+  """Writes {name}-{version}-{tag}.whl holding `files` ({path in wheel: file})."""
+  dist_info = f"{name}-{version}.dist-info"
   wheel = [
       "Wheel-Version: 1.0",
       "Generator: kepler_jax tools/wheel/build_wheel.py",
@@ -121,6 +100,8 @@ def main():
   for dest in sorted(files):
     with open(files[dest], "rb") as f:
       entries.append((dest, f.read()))
+  with open(license_path, "rb") as f:
+    entries.append((f"{dist_info}/LICENSE", f.read()))
   entries.append((f"{dist_info}/METADATA", ("\n".join(metadata) + "\n").encode()))
   entries.append((f"{dist_info}/WHEEL", ("\n".join(wheel) + "\n").encode()))
   record = [record_line(p, d) for p, d in entries] + [f"{dist_info}/RECORD,,"]
@@ -134,11 +115,77 @@ def main():
       info.external_attr = (0o100000 | mode) << 16
       info.compress_type = zipfile.ZIP_DEFLATED
       zf.writestr(info, data, compresslevel=9)
-  os.makedirs(args.out_dir, exist_ok=True)
-  out = os.path.join(args.out_dir, f"{NAME}-{version}-{tag}.whl")
+  os.makedirs(out_dir, exist_ok=True)
+  out = os.path.join(out_dir, f"{name}-{version}-{tag}.whl")
   with open(out, "wb") as f:
     f.write(buffer.getvalue())
   print(out)
+
+
+def _read_manifest(path):
+  files = {}
+  for line in open(path, encoding="utf-8").read().splitlines():
+    if line:
+      dest, src = line.split("\t")
+      files[dest] = src
+  return files
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__)
+  parser.add_argument("--manifest", required=True, help="the main wheel's files")
+  parser.add_argument("--cuda_manifest", default="",
+                      help="the CUDA plugin's files; with it, the plugin wheel is written too")
+  parser.add_argument("--cuda_version", default="", help="the CUDA toolkit, e.g. 13.0")
+  parser.add_argument("--version_file", required=True)
+  parser.add_argument("--license", required=True)
+  parser.add_argument("--python_tag", required=True)
+  parser.add_argument("--out_dir", required=True)
+  args = parser.parse_args()
+
+  facts = read_version_file(args.version_file)
+  version = facts["__version__"]
+  extra = facts["CUDA_EXTRA"]
+  jax_range = f">={facts['JAX_MIN']},<{facts['JAX_BELOW']}"
+  py_version = args.python_tag[2] + "." + args.python_tag[3:]
+  plugin_dist = f"kepler-jax-{extra}-plugin"
+
+  def common(dist_name, requires):
+    return [
+        "Metadata-Version: 2.1",
+        f"Name: {dist_name}",
+        f"Version: {version}",
+        f"Summary: {SUMMARY}",
+        "License: Apache-2.0",
+        f"Requires-Python: =={py_version}.*",
+    ] + [f"Requires-Dist: {r}" for r in requires]
+
+  def tag_of(files):
+    plat = platform_tag([s for d, s in files.items() if d.endswith(".so")])
+    abi = args.python_tag if plat != "any" else "none"
+    return f"{args.python_tag}-{abi}-{plat}"
+
+  # The main wheel: the kepler package. Its extra (kepler-jax[cuda13]) pulls
+  # the plugin of the same version and jax's own CUDA plugin.
+  files = _read_manifest(args.manifest)
+  metadata = common("kepler-jax", [f"jax{jax_range}", f"jaxlib{jax_range}", "numpy"]) + [
+      f"Provides-Extra: {extra}",
+      f'Requires-Dist: {plugin_dist}=={version}; extra == "{extra}"',
+      f'Requires-Dist: jax[{extra}]{jax_range}; extra == "{extra}"',
+  ]
+  write_wheel(args.out_dir, "kepler_jax", version, tag_of(files), files, metadata, args.license)
+
+  if args.cuda_manifest:
+    major = args.cuda_version.split(".")[0]
+    if f"cuda{major}" != extra:
+      raise SystemExit(f"the CUDA toolkit is {args.cuda_version} but kepler/_version.py says "
+                       f"CUDA_EXTRA = \"{extra}\": the plugin would be misnamed")
+    files = _read_manifest(args.cuda_manifest)
+    metadata = common(plugin_dist, [f"kepler-jax=={version}"]) + [
+        f"Requires-External: cuda-driver (>={args.cuda_version})",
+    ]
+    write_wheel(args.out_dir, plugin_dist.replace("-", "_"), version, tag_of(files), files,
+                metadata, args.license)
 
 
 if __name__ == "__main__":

@@ -1,1 +1,0 @@
-"""The CPU half of the compiled extension: `_kepler_cpu.registrations()`."""

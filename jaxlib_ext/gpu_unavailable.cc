@@ -1,0 +1,43 @@
+#include "jaxlib_ext/gpu_unavailable.h"
+
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "xla/ffi/api/ffi.h"
+
+namespace kepler_ext {
+namespace {
+
+namespace ffi = xla::ffi;
+
+std::mutex& MessageMutex() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
+}
+
+std::string& Message() {
+  static std::string* message = new std::string(
+      "kepler: no CUDA support is installed; pip install 'kepler-jax[cuda13]'");
+  return *message;
+}
+
+ffi::Error GpuUnavailableImpl(ffi::RemainingArgs, ffi::RemainingRets, ffi::Dictionary) {
+  std::lock_guard<std::mutex> lock(MessageMutex());
+  return ffi::Error(ffi::ErrorCode::kFailedPrecondition, Message());
+}
+
+}  // namespace
+
+void SetGpuUnavailableMessage(std::string message) {
+  std::lock_guard<std::mutex> lock(MessageMutex());
+  Message() = std::move(message);
+}
+
+}  // namespace kepler_ext
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(KeplerGpuUnavailable, kepler_ext::GpuUnavailableImpl,
+                              xla::ffi::Ffi::Bind()
+                                  .RemainingArgs()
+                                  .RemainingRets()
+                                  .Attrs<xla::ffi::Dictionary>());
