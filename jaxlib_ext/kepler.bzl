@@ -31,14 +31,33 @@ def pybind_extension(name, srcs, deps = [], **kwargs):
         visibility = kwargs.get("visibility"),
     )
 
-def kepler_py_test(name, srcs, deps = [], args = [], **kwargs):
+def package_file(name, src, out = None, **kwargs):
+    """Copies `src` into this package as `out` (default: `name` plus src's extension).
+
+    How compiled modules built under jaxlib_ext/ land inside the Python
+    packages that import them (kepler/_lib/, kepler_jax_cuda_plugin/).
+    """
+    if out == None:
+        out = name + "." + Label(src).name.rsplit(".", 1)[-1] if "." in Label(src).name else name
+    native.genrule(
+        name = name,
+        srcs = [src],
+        outs = [out],
+        cmd = "cp $< $@",
+        **kwargs
+    )
+
+def kepler_py_test(name, srcs, deps = [], args = [], env = {}, **kwargs):
     """One Python test file as two targets: `name`_cpu and `name`_gpu.
 
     `name`_cpu runs everywhere. `name`_gpu runs the same file with
     JAX_PLATFORMS=cuda; it exists only with --config=cuda, is tagged "gpu"
     (select or skip it with --test_tag_filters), and takes the JAX CUDA plugin
     from the pinned tools/requirements/requirements_cuda_lock_3_XX.txt.
+    `env` is added to both targets' environment (JAX_PLATFORMS is the macro's).
     """
+    if "JAX_PLATFORMS" in env:
+        fail("kepler_py_test sets JAX_PLATFORMS itself")
     kwargs.setdefault("size", "medium")
     common = dict(
         srcs = srcs,
@@ -49,19 +68,19 @@ def kepler_py_test(name, srcs, deps = [], args = [], **kwargs):
     )
     native.py_test(
         name = name + "_cpu",
-        env = {"JAX_PLATFORMS": "cpu"},
+        env = dict(env, JAX_PLATFORMS = "cpu"),
         tags = ["cpu"],
         deps = deps + [Label("@kepler_pypi//:pkgs")],
         **common
     )
     native.py_test(
         name = name + "_gpu",
-        env = {"JAX_PLATFORMS": "cuda"},
+        env = dict(env, JAX_PLATFORMS = "cuda"),
         tags = ["gpu"],
         target_compatible_with = cuda_only(),
         deps = deps + [Label("@kepler_pypi//:pkgs")] + if_cuda([
             str(Label("@kepler_pypi_cuda//:pkgs")),
-            str(Label("//jaxlib_ext/cuda")),
+            str(Label("//kepler_jax_cuda_plugin")),
         ]),
         **common
     )
@@ -72,39 +91,54 @@ def _wheel_path(f):
         return f.short_path.split("/", 2)[2]
     return f.short_path
 
-def _kepler_wheel_impl(ctx):
+def _manifest(ctx, name, deps, packages):
+    """A `path-in-wheel<TAB>file` list of the files of `deps` under `packages`."""
     own_repo = ctx.label.workspace_name
     files = depset(transitive = [
         depset(transitive = [d[DefaultInfo].files, d[DefaultInfo].default_runfiles.files])
-        for d in ctx.attr.deps
+        for d in deps
     ])
     packaged = [
         f
         for f in files.to_list()
         if f.owner.workspace_name == own_repo and
-           _wheel_path(f).split("/")[0] in ctx.attr.packages
+           _wheel_path(f).split("/")[0] in packages and
+           not f.basename.endswith(".pyc")
     ]
-    manifest = ctx.actions.declare_file(ctx.label.name + ".manifest")
+    manifest = ctx.actions.declare_file(ctx.label.name + "." + name + ".manifest")
     ctx.actions.write(manifest, "\n".join(sorted([
         "%s\t%s" % (_wheel_path(f), f.path)
         for f in packaged
     ])) + "\n")
+    return manifest, packaged
+
+def _kepler_wheel_impl(ctx):
+    manifest, packaged = _manifest(ctx, "main", ctx.attr.deps, ctx.attr.packages)
     out_dir = ctx.actions.declare_directory(ctx.label.name)
     args = ctx.actions.args()
     args.add("--manifest", manifest)
     args.add("--version_file", ctx.file.version_file)
+    args.add("--license", ctx.file.license)
     args.add("--python_tag", ctx.attr.python_tag)
-    args.add("--local_version", ctx.attr.local_version)
-    args.add_all(ctx.attr.requires, before_each = "--requires")
-    args.add_all(ctx.attr.extra_metadata, before_each = "--extra_metadata")
+    inputs = [manifest, ctx.file.version_file, ctx.file.license] + packaged
+    if ctx.attr.cuda_plugin_deps:
+        cuda_manifest, cuda_packaged = _manifest(
+            ctx,
+            "cuda_plugin",
+            ctx.attr.cuda_plugin_deps,
+            ctx.attr.cuda_plugin_packages,
+        )
+        args.add("--cuda_manifest", cuda_manifest)
+        args.add("--cuda_version", ctx.attr.cuda_version)
+        inputs += [cuda_manifest] + cuda_packaged
     args.add("--out_dir", out_dir.path)
     ctx.actions.run(
         executable = ctx.executable._builder,
         arguments = [args],
-        inputs = depset([manifest, ctx.file.version_file] + packaged),
+        inputs = depset(inputs),
         outputs = [out_dir],
         mnemonic = "KeplerWheel",
-        progress_message = "Writing the kepler-jax wheel into %s" % out_dir.short_path,
+        progress_message = "Writing the kepler-jax wheels into %s" % out_dir.short_path,
     )
     return [DefaultInfo(
         files = depset([out_dir]),
@@ -113,15 +147,17 @@ def _kepler_wheel_impl(ctx):
 
 kepler_wheel = rule(
     implementation = _kepler_wheel_impl,
-    doc = "A folder holding the kepler-jax wheel, named with its real tags.",
+    doc = """A folder holding the kepler-jax wheel and, given cuda_plugin_deps, the
+kepler-jax-cuda13-plugin wheel of the same version, named with their real tags.""",
     attrs = {
-        "deps": attr.label_list(doc = "py_library targets whose files go in the wheel."),
-        "packages": attr.string_list(doc = "Top-level packages of this repository to include."),
-        "version_file": attr.label(allow_single_file = True),
+        "deps": attr.label_list(doc = "py_library targets whose files go in the main wheel."),
+        "packages": attr.string_list(doc = "Top-level packages of this repository in the main wheel."),
+        "cuda_plugin_deps": attr.label_list(doc = "py_library targets of the CUDA plugin wheel; none: no plugin wheel."),
+        "cuda_plugin_packages": attr.string_list(doc = "Top-level packages in the plugin wheel."),
+        "cuda_version": attr.string(doc = "The CUDA toolkit the plugin is built with, e.g. 13.0."),
+        "version_file": attr.label(allow_single_file = True, doc = "kepler/_version.py: version, jax range, CUDA extra."),
+        "license": attr.label(allow_single_file = True, doc = "Shipped in each wheel's .dist-info."),
         "python_tag": attr.string(),
-        "local_version": attr.string(doc = "PEP 440 local version label, e.g. cuda13.0."),
-        "requires": attr.string_list(doc = "Requires-Dist lines."),
-        "extra_metadata": attr.string_list(doc = "More METADATA lines."),
         "_builder": attr.label(
             default = Label("//tools/wheel:build_wheel"),
             executable = True,

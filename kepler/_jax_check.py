@@ -31,15 +31,12 @@ def supported(version):
 
 def check(jax_version, jaxlib_version):
   """Raises ImportError unless both versions are in [JAX_MIN, JAX_BELOW)."""
-  bad = [f"{name} {v}" for name, v in (("jax", jax_version), ("jaxlib", jaxlib_version))
-         if not supported(v)]
-  if bad:
+  if not (supported(jax_version) and supported(jaxlib_version)):
     raise ImportError(
         f"kepler {__version__} supports jax and jaxlib >={JAX_MIN},<{JAX_BELOW}, but "
-        f"found {' and '.join(bad)} (jax {jax_version}, jaxlib {jaxlib_version}). "
-        f"Install a supported jax: pip install 'jax>={JAX_MIN},<{JAX_BELOW}' "
-        f"'jaxlib>={JAX_MIN},<{JAX_BELOW}'. Nothing was registered with XLA; the rest "
-        "of JAX is unaffected.")
+        f"found jax {jax_version} and jaxlib {jaxlib_version}. Install a supported jax: "
+        f"pip install 'jax>={JAX_MIN},<{JAX_BELOW}' 'jaxlib>={JAX_MIN},<{JAX_BELOW}'. "
+        "Nothing was registered with XLA; the rest of JAX is unaffected.")
 
 
 def check_installed():

@@ -1,32 +1,16 @@
 """The Kepler op: input checks, the XLA FFI call and its derivatives.
 
-The compiled handlers live in jaxlib_ext (jaxlib_ext/cpu/kepler_cpu.cc and,
-in wheels built with --config=cuda, jaxlib_ext/cuda/kepler_cuda.cc); this
-module registers them with XLA once, at import. One FFI target name serves
-both platforms, so the same user code runs wherever its inputs live.
+The compiled handlers (jaxlib_ext/cpu/kepler_cpu.cc and, from the CUDA plugin,
+jaxlib_ext/cuda/kepler_cuda.cc) are registered with XLA by kepler/_registration.py
+at import. One FFI target name serves both platforms, so the same user code
+runs wherever its inputs live.
 """
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlib_ext.cpu import _kepler_cpu
-
-try:
-  from jaxlib_ext.cuda import _kepler_cuda
-except ImportError:  # a CPU-only build
-  _kepler_cuda = None
-
 _TARGET = "kepler_solve"
-
-for _name, _capsule in _kepler_cpu.registrations().items():
-  jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
-if _kepler_cuda is not None:
-  for _name, _capsule in _kepler_cuda.registrations().items():
-    jax.ffi.register_ffi_target(_name, _capsule, platform="CUDA")
-
-# The CUDA toolkit the GPU kernels were built with, or None without them.
-cuda_version = _kepler_cuda.cuda_version if _kepler_cuda is not None else None
 
 # The dtypes the kernels compute in; narrower floats are computed in float32.
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -76,7 +60,7 @@ def _eccentric_jvp(primals, tangents):
   dm, de = tangents
   sin_e, cos_e = _eccentric(m, e)
   # Implicit differentiation of M = E - e sin E.
-  d_ecc_anom = (dm + sin_e * de) / (1 - e * cos_e)
+  d_ecc_anom = (dm + sin_e * de) / _one_minus_e_cos(e, sin_e, cos_e)
   return (sin_e, cos_e), (cos_e * d_ecc_anom, -sin_e * d_ecc_anom)
 
 
@@ -90,12 +74,32 @@ def _true_jvp(primals, tangents):
   m, e = primals
   dm, de = tangents
   sin_f, cos_f = _true(m, e)
-  one_minus_e2 = 1 - e * e
-  ecos = 1 + e * cos_f
+  # 1 - e^2 and 1 + e cos f without cancellation as e -> 1 (and cos f -> -1).
+  one_minus_e2 = (1 - e) * (1 + e)
+  ecos = _one_plus_e_cos(e, sin_f, cos_f)
   # df/dM = (1 + e cos f)^2 / (1 - e^2)^(3/2); df/de = sin f (2 + e cos f) / (1 - e^2).
   d_true_anom = (dm * ecos * ecos / (one_minus_e2 * jnp.sqrt(one_minus_e2))
                  + de * sin_f * (1 + ecos) / one_minus_e2)
   return (sin_f, cos_f), (cos_f * d_true_anom, -sin_f * d_true_anom)
+
+
+def _one_minus_e_cos(e, sin_x, cos_x):
+  """1 - e cos x, accurate to a few ulp for e in [0, 1) (sin_x^2 + cos_x^2 = 1).
+
+  As (1 - e) + e (1 - cos x): 1 - e is exact for e >= 1/2, and 1 - cos x is
+  taken as sin^2 x / (1 + cos x) where cos x > 0, so that nothing cancels
+  when e -> 1 and x -> 0 (plain 1 - e cos x loses ~1e-16 / (1 - e) relative).
+  """
+  # The double where keeps 1 / (1 + cos x) finite in the branch not taken,
+  # so that its derivative (second-order autodiff) is not NaN.
+  cos_pos = jnp.where(cos_x > 0, cos_x, 0)
+  one_minus_cos = jnp.where(cos_x > 0, sin_x * sin_x / (1 + cos_pos), 1 - cos_x)
+  return (1 - e) + e * one_minus_cos
+
+
+def _one_plus_e_cos(e, sin_x, cos_x):
+  """1 + e cos x, accurate for e -> 1 and cos x -> -1: _one_minus_e_cos at x + pi."""
+  return _one_minus_e_cos(e, -sin_x, -cos_x)
 
 
 def _public(op_name, impl):

@@ -1,7 +1,13 @@
 """Tests of kepler.solve and kepler.true_anomaly through JAX.
 
 Values are checked against an arbitrary-precision reference (mpmath, see
-tests/mpmath_reference.py), derivatives against finite differences.
+tests/mpmath_reference.py), derivatives against finite differences and, near
+e = 1, against mpmath's numerical derivatives.
+
+KEPLER_TEST_X64 (tests/x64_mode.py) sets jax_enable_x64, on by default. With
+it off, float64 inputs are demoted to float32 as everywhere in JAX: the same
+tests then expect float32 outputs, float32 accuracy against the reference at
+the demoted inputs, and errors that name the demoted dtypes.
 """
 
 import os
@@ -11,13 +17,11 @@ import sys
 from absl.testing import absltest
 from absl.testing import parameterized
 import jax
-
-jax.config.update("jax_enable_x64", True)
-
-import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+import jax.numpy as jnp
 from jax import test_util as jtu
 import numpy as np
 
+from tests import x64_mode  # sets jax_enable_x64 before JAX is used
 import kepler
 from tests import mpmath_reference
 
@@ -25,9 +29,22 @@ OPS = {
     "solve": (kepler.solve, mpmath_reference.eccentric_anomaly),
     "true_anomaly": (kepler.true_anomaly, mpmath_reference.true_anomaly),
 }
-# Max abs error of each output against the reference, e in [0, 0.999].
-TOLERANCE = {np.float32: 2e-6, np.float64: 1e-12}
+# Max abs error of each output against the reference, e in [0, 0.999], by
+# the dtype the op computes in.
+TOLERANCE = {"float32": 2e-6, "float64": 1e-12}
 DTYPES = [("float32", np.float32), ("float64", np.float64)]
+# The widest float of the mode: what Python floats and float64 arrays become.
+FLOAT = x64_mode.FLOAT
+
+
+def _tol(dtype):
+  """TOLERANCE for inputs of dtype: float64 ones are computed in float32 without x64."""
+  return TOLERANCE[x64_mode.canonical(dtype).name]
+
+
+def _exact(x):
+  """The values the op computes on (demoted without x64), as float64."""
+  return x64_mode.demote(x).astype(np.float64)
 
 
 def _random_inputs(n, dtype, seed=0, e_max=0.999):
@@ -48,9 +65,11 @@ class ValuesTest(parameterized.TestCase):
   def _check_against_reference(self, op, dtype, mean_anomaly, ecc, tol):
     fn, reference = OPS[op]
     got = fn(mean_anomaly, ecc)
-    want = reference(np.asarray(mean_anomaly, np.float64), np.asarray(ecc, np.float64))
+    want = reference(_exact(mean_anomaly), _exact(ecc))
     for name, g, w in zip(("sin", "cos"), got, want):
-      self.assertEqual(g.dtype, dtype, f"{op} {name} dtype")
+      # float64 arrays give float64 with x64, else float32 (as jnp would).
+      self.assertEqual(g.dtype, x64_mode.canonical(dtype), f"{op} {name} dtype")
+      self.assertEqual(g.dtype, jnp.result_type(mean_anomaly, ecc))
       self.assertEqual(g.shape, np.shape(mean_anomaly), f"{op} {name} shape")
       err = np.abs(np.asarray(g, np.float64) - w).ravel()
       worst = int(np.argmax(err))
@@ -63,7 +82,7 @@ class ValuesTest(parameterized.TestCase):
   @parameterized.named_parameters(_named(DTYPES))
   def test_random(self, op, dtype):
     mean_anomaly, ecc = _random_inputs(2000, dtype)
-    self._check_against_reference(op, dtype, mean_anomaly, ecc, TOLERANCE[dtype])
+    self._check_against_reference(op, dtype, mean_anomaly, ecc, _tol(dtype))
 
   @parameterized.named_parameters(_named(DTYPES))
   def test_grid_and_edges(self, op, dtype):
@@ -72,15 +91,34 @@ class ValuesTest(parameterized.TestCase):
     m_grid = np.concatenate([np.linspace(-100, 100, 41), specials])
     e_grid = np.array([0.0, 1e-10, 0.1, 0.5, 0.9, 0.99, 0.999])
     mean_anomaly, ecc = (a.astype(dtype) for a in np.meshgrid(m_grid, e_grid))
-    self._check_against_reference(op, dtype, mean_anomaly, ecc, TOLERANCE[dtype])
+    self._check_against_reference(op, dtype, mean_anomaly, ecc, _tol(dtype))
 
   def test_circular_orbit_is_identity(self):
     # e = 0: E = f = M exactly, an independent closed form.
     m = np.linspace(-3, 3, 101)
+    atol = {"float64": 1e-15, "float32": 1e-6}[FLOAT.name]
     for fn in (kepler.solve, kepler.true_anomaly):
       s, c = fn(m, 0.0)
-      np.testing.assert_allclose(s, np.sin(m), atol=1e-15)
-      np.testing.assert_allclose(c, np.cos(m), atol=1e-15)
+      self.assertEqual(s.dtype, FLOAT)
+      np.testing.assert_allclose(s, np.sin(_exact(m)), atol=atol, rtol=0)
+      np.testing.assert_allclose(c, np.cos(_exact(m)), atol=atol, rtol=0)
+
+  def test_float64_inputs_follow_the_x64_mode(self):
+    # With x64 the op computes in float64; without, on the float32 values
+    # JAX demotes float64 arrays to: the same bits as a float32 call.
+    m, e = _random_inputs(200, np.float64)
+    got = kepler.true_anomaly(m, e)
+    self.assertEqual(got[0].dtype, jnp.sin(m).dtype)
+    self.assertEqual(got[0].dtype, np.float64 if x64_mode.X64 else np.float32)
+    if not x64_mode.X64:
+      demoted = kepler.true_anomaly(m.astype(np.float32), e.astype(np.float32))
+      for g, w in zip(got, demoted):
+        np.testing.assert_array_equal(g, w)
+    else:
+      # float64 results, more accurate than float32 can be.
+      want = mpmath_reference.true_anomaly(m, e)
+      err = np.abs(np.asarray(got[0]) - want[0]).max()
+      self.assertLess(err, 1e-12)
 
 
 class GradTest(parameterized.TestCase):
@@ -97,16 +135,86 @@ class GradTest(parameterized.TestCase):
   def test_dE_dM_matches_closed_form(self):
     # dE/dM = 1 / (1 - e cos E), so d(sin E)/dM = cos E / (1 - e cos E).
     m, e = 1.1, 0.6
-    s, c = kepler.solve(m, e)
+    # The reference at the values the op computes on (float32 without x64).
+    s, c = mpmath_reference.eccentric_anomaly(FLOAT.type(m), FLOAT.type(e))
+    e = float(FLOAT.type(e))
     got = jax.grad(lambda x: kepler.solve(x, e)[0])(m)
-    self.assertAlmostEqual(float(got), float(c / (1 - e * c)), places=12)
+    self.assertEqual(got.dtype, FLOAT)
+    rtol = {"float64": 1e-12, "float32": 1e-6}[FLOAT.name]
+    self.assertLess(abs(float(got) / float(c / (1 - e * c)) - 1), rtol)
 
   def test_grad_of_batched_inputs(self):
     m, e = _random_inputs(50, np.float64, e_max=0.9)
     grads = jax.grad(lambda a, b: jnp.sum(kepler.true_anomaly(a, b)[1]), argnums=(0, 1))(m, e)
+    # d(cos f)/dM = -sin f df/dM, df/dM = (1 + e cos f)^2 / (1 - e^2)^(3/2).
+    sin_f, cos_f = mpmath_reference.true_anomaly(_exact(m), _exact(e))
+    e64 = _exact(e)
+    want_dm = -sin_f * (1 + e64 * cos_f) ** 2 / (1 - e64 * e64) ** 1.5
     for g in grads:
       self.assertEqual(g.shape, (50,))
+      self.assertEqual(g.dtype, FLOAT)
       self.assertTrue(np.all(np.isfinite(g)))
+    rtol = {"float64": 1e-10, "float32": 2e-5}[FLOAT.name]
+    np.testing.assert_allclose(grads[0], want_dm, rtol=0,
+                               atol=rtol * np.abs(want_dm).max())
+
+
+class NearParabolicDerivativeTest(parameterized.TestCase):
+  """Derivatives at e -> 1 against mpmath's, where the JVPs could cancel.
+
+  The JVPs divide by 1 - e^2, 1 - e cos E and 1 + e cos f. Formed naively
+  (1 - e*e, ...) these lose ~eps / (1 - e) relative: 5e-10 in float64 at
+  e = 1 - 1e-9. The reference is mpmath_reference's numerical derivatives
+  (mpmath.diff of the 50-digit solution), not the JVP formulas.
+  """
+
+  # e near 1 in the widest float of the mode, and the bound on each
+  # derivative's error relative to |d(sin, cos)/dM| or |d(sin, cos)/de|
+  # (the rate of the angle, which does not vanish where sin or cos does).
+  E_NEAR_ONE = {"float64": 1 - 1e-9, "float32": 1 - 2.0**-16}
+  BOUND = {"float64": 1e-12, "float32": 4e-6}
+  # From periapsis, through f ~ +-90 degrees (M ~ 6e-14 in float64), to
+  # apoapsis; M ~ 1e-14 to 1e-10 is where e cos E ~ 1, M >~ 1e-3 where
+  # e cos f ~ -1.
+  M_VALUES = {
+      "float64": [1e-14, 6e-14, 1e-13, 1e-12, 1e-10, 1e-6, 1e-3, 0.1, 0.5, 1.0,
+                  2.0, 3.0, np.pi - 1e-3, -0.7, -1e-12],
+      "float32": [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 3.0, -0.7,
+                  -1e-4],
+  }
+
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{op}", op=op, derivatives=derivatives)
+      for op, derivatives in [
+          ("solve", mpmath_reference.eccentric_anomaly_derivatives),
+          ("true_anomaly", mpmath_reference.true_anomaly_derivatives)])
+  def test_jvp_and_vjp_against_mpmath(self, op, derivatives):
+    fn = OPS[op][0]
+    m = np.array(self.M_VALUES[FLOAT.name], FLOAT)
+    e = np.full(m.shape, self.E_NEAR_ONE[FLOAT.name], FLOAT)
+    self.assertLess(float(e[0]), 1.0)
+    want = derivatives(m.astype(np.float64), e.astype(np.float64))
+    ones, zeros = np.ones_like(m), np.zeros_like(m)
+    # Forward mode: tangent (1, 0) gives d/dM, (0, 1) gives d/de.
+    d_dm = jax.jvp(fn, (m, e), (ones, zeros))[1]
+    d_de = jax.jvp(fn, (m, e), (zeros, ones))[1]
+    # Reverse mode: cotangent (1, 0) gives d(sin)/d(M, e), (0, 1) d(cos).
+    _, vjp = jax.vjp(fn, m, e)
+    d_sin, d_cos = vjp((ones, zeros)), vjp((zeros, ones))
+    scale_m = np.hypot(want[0], want[1])
+    scale_e = np.hypot(want[2], want[3])
+    for mode, got in [("jvp", (d_dm[0], d_dm[1], d_de[0], d_de[1])),
+                      ("vjp", (d_sin[0], d_cos[0], d_sin[1], d_cos[1]))]:
+      for name, g, w, scale in zip(("dsin/dM", "dcos/dM", "dsin/de", "dcos/de"),
+                                   got, want, (scale_m, scale_m, scale_e, scale_e)):
+        self.assertEqual(g.dtype, FLOAT)
+        err = np.abs(np.asarray(g, np.float64) - w) / scale
+        worst = int(np.argmax(err))
+        self.assertLessEqual(
+            err[worst], self.BOUND[FLOAT.name],
+            f"{op} {mode} {name} ({FLOAT.name}): relative error {err[worst]:.3g} at "
+            f"M={m[worst]!r}, e={e[worst]!r} (got {float(g[worst])!r}, mpmath "
+            f"{w[worst]!r})")
 
 
 class TransformTest(parameterized.TestCase):
@@ -130,21 +238,25 @@ class TransformTest(parameterized.TestCase):
     rows = [fn(m[0] if in_axes[0] is None else m[i],
                e[0] if in_axes[1] is None else e[i]) for i in range(4)]
     for k in range(2):
+      self.assertEqual(got[k].dtype, FLOAT)
       np.testing.assert_allclose(got[k], np.stack([r[k] for r in rows]), rtol=0, atol=1e-15)
 
   def test_vmap_of_grad(self):
     m = np.linspace(-3, 3, 7)
     e = np.linspace(0, 0.8, 7)
     got = jax.vmap(jax.grad(lambda a, b: kepler.solve(a, b)[0], argnums=(0, 1)))(m, e)
+    self.assertEqual(got[0].dtype, FLOAT)
+    rtol = {"float64": 1e-14, "float32": 1e-6}[FLOAT.name]
     for i in range(7):
       want = jax.grad(lambda a, b: kepler.solve(a, b)[0], argnums=(0, 1))(m[i], e[i])
-      np.testing.assert_allclose([got[0][i], got[1][i]], want, rtol=1e-14)
+      np.testing.assert_allclose([got[0][i], got[1][i]], want, rtol=rtol)
 
   @parameterized.named_parameters(_named(DTYPES))
   def test_jit(self, op, dtype):
     fn = OPS[op][0]
     m, e = _random_inputs(100, dtype)
     for g, w in zip(jax.jit(fn)(m, e), fn(m, e)):
+      self.assertEqual(g.dtype, x64_mode.canonical(dtype))
       np.testing.assert_array_equal(g, w)
 
 
@@ -163,11 +275,12 @@ class ShapeAndDtypeTest(parameterized.TestCase):
     e = rng.uniform(0, 0.9, e_shape)
     shape = np.broadcast_shapes(m_shape, e_shape)
     got = fn(m, e)
-    mb, eb = np.broadcast_to(m, shape), np.broadcast_to(e, shape)
+    mb, eb = np.broadcast_to(_exact(m), shape), np.broadcast_to(_exact(e), shape)
     want = OPS[op][1](mb, eb)
     for g, w in zip(got, want):
       self.assertEqual(g.shape, shape)
-      np.testing.assert_allclose(g, w, rtol=0, atol=1e-12)
+      self.assertEqual(g.dtype, FLOAT)
+      np.testing.assert_allclose(g, w, rtol=0, atol=_tol(np.float64))
 
   @parameterized.named_parameters(
       ("int32_int32", np.int32, np.int32, np.float32),
@@ -183,17 +296,23 @@ class ShapeAndDtypeTest(parameterized.TestCase):
     s, c = kepler.solve(m, e)
     # The same rule as jnp: e.g. jnp.sin(m + e) for these dtypes.
     self.assertEqual(s.dtype, jnp.sin(jnp.asarray(m) + jnp.asarray(e)).dtype)
-    self.assertEqual(s.dtype, np.dtype(expected))
-    self.assertEqual(c.dtype, np.dtype(expected))
+    # `expected` is the x64 answer; without x64 JAX demotes it (float64 ->
+    # float32; int64 inputs are int32 already).
+    expected = x64_mode.canonical(expected)
+    self.assertEqual(s.dtype, expected)
+    self.assertEqual(c.dtype, expected)
     np.testing.assert_allclose(np.asarray(s, np.float64), np.sin([1.0, 2.0]),
                                rtol=2e-3 if np.dtype(expected).itemsize == 2 else 1e-6)
 
   def test_python_scalars(self):
+    # Python floats are weakly typed: float64 with x64, float32 without.
     s, c = kepler.solve(1.0, 0.5)
     self.assertEqual(s.shape, ())
+    self.assertEqual(s.dtype, FLOAT)
     want = mpmath_reference.eccentric_anomaly(np.array(1.0), np.array(0.5))
-    self.assertAlmostEqual(float(s), float(want[0]), places=13)
-    self.assertAlmostEqual(float(c), float(want[1]), places=13)
+    delta = {"float64": 5e-14, "float32": 1e-6}[FLOAT.name]
+    self.assertAlmostEqual(float(s), float(want[0]), delta=delta)
+    self.assertAlmostEqual(float(c), float(want[1]), delta=delta)
 
 
 class BadInputTest(parameterized.TestCase):
@@ -208,8 +327,10 @@ class BadInputTest(parameterized.TestCase):
     bad = np.ones(2, dtype)
     args = (bad, good) if which == "mean_anomaly" else (good, bad)
     fn = OPS[op][0]
+    # The error names the dtype JAX sees: complex128 is complex64 without x64.
+    name = x64_mode.canonical(dtype).name
     for call in (fn, jax.jit(fn)):
-      with self.assertRaisesRegex(TypeError, f"{which} has dtype {np.dtype(dtype).name}"):
+      with self.assertRaisesRegex(TypeError, f"{which} has dtype {name};"):
         call(*args)
 
   @parameterized.named_parameters(
@@ -227,20 +348,21 @@ class BadInputTest(parameterized.TestCase):
     e = np.array([0.3, 0.3, 0.3, 0.3, -0.1, 1.0, 1.5, np.nan, np.inf, 0.3], dtype)
     invalid = np.array([0, 1, 1, 1, 1, 1, 1, 1, 1, 0], bool)
     got = fn(m, e)
-    want = reference(np.where(invalid, 0.0, m).astype(np.float64),
-                     np.where(invalid, 0.0, e).astype(np.float64))
+    want = reference(_exact(np.where(invalid, 0.0, m).astype(dtype)),
+                     _exact(np.where(invalid, 0.0, e).astype(dtype)))
     for g, w in zip(got, want):
+      self.assertEqual(g.dtype, x64_mode.canonical(dtype))
       g = np.asarray(g, np.float64)
       np.testing.assert_array_equal(np.isnan(g), invalid)
-      np.testing.assert_allclose(g[~invalid], w[~invalid], atol=TOLERANCE[dtype], rtol=0)
+      np.testing.assert_allclose(g[~invalid], w[~invalid], atol=_tol(dtype), rtol=0)
 
   def test_handler_rejects_mismatched_buffers(self):
     # Only reachable by calling the FFI target directly: the C++ handler
     # itself must answer with an error naming the shapes, not crash.
-    out = jax.ShapeDtypeStruct((3,), np.float64)
+    out = jax.ShapeDtypeStruct((3,), FLOAT)
     call = jax.ffi.ffi_call("kepler_solve", (out, out))
     with self.assertRaisesRegex(Exception, r"mean_anomaly has shape \(3,\) but eccentricity has shape \(4,\)"):
-      jax.block_until_ready(call(np.zeros(3), np.zeros(4), true_anomaly=False))
+      jax.block_until_ready(call(np.zeros(3, FLOAT), np.zeros(4, FLOAT), true_anomaly=False))
 
   def test_handler_rejects_unsupported_dtypes(self):
     out = jax.ShapeDtypeStruct((2,), np.int32)
@@ -250,8 +372,11 @@ class BadInputTest(parameterized.TestCase):
                                  true_anomaly=False))
 
   def test_invalid_elements_have_nan_gradients(self):
-    g = jax.grad(lambda e: kepler.solve(0.5, e)[0])(1.2)
-    self.assertTrue(np.isnan(g))
+    for fn in (kepler.solve, kepler.true_anomaly):
+      for e in (1.2, -0.1, 1.0, np.nan):
+        g = jax.grad(lambda x, fn=fn: fn(0.5, x)[0])(e)
+        self.assertEqual(g.dtype, FLOAT)
+        self.assertTrue(np.isnan(g), f"{fn.__name__} at e={e}: {g}")
 
 
 class CpuIsaChoiceTest(absltest.TestCase):
@@ -259,7 +384,7 @@ class CpuIsaChoiceTest(absltest.TestCase):
 
   def _run(self, isa):
     code = ("import jax, kepler\n"
-            "from jaxlib_ext.cpu import _kepler_cpu\n"
+            "from kepler._lib import _kepler_cpu\n"
             "print(_kepler_cpu.supported_cpu_isas())\n"
             "print(_kepler_cpu.cpu_isa())\n"
             "print(float(kepler.solve(1.0, 0.5)[0]))\n")

@@ -55,6 +55,14 @@
 #endif
 #endif
 
+// The device path calls the C math functions in the global namespace (::fma,
+// ::rint, ::sqrt, ::cbrt, ::fabs and their float forms). nvcc declares them
+// for device code itself; a host compiler running that path (tests) needs
+// <math.h>, the header that declares them in the global namespace.
+#if KEPLER_DEVICE_PATH && !defined(__CUDACC__)
+#include <math.h>
+#endif
+
 #if KEPLER_DEVICE_PATH || defined(__FMA__) || defined(__FP_FAST_FMA) || \
     defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
 #define KEPLER_HAS_HW_FMA 1
