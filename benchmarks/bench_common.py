@@ -89,3 +89,104 @@ class Timer:
         name: {"min": min(t), "median": sorted(t)[len(t) // 2], "calls": numbers[name]}
         for name, t in times.items()
     }
+
+
+class BudgetTimer(Timer):
+  """A Timer that keeps each case, and the whole run, within a time budget.
+
+  Same measurement as Timer (compile, warm up, then `repeats` interleaved
+  loops of calls lasting >= min_seconds, each call blocked). Besides:
+  `max_case_seconds` caps the timed loops of one case: a slow case gets fewer
+  repeats (never fewer than `min_repeats`); past `deadline` (a
+  time.perf_counter() value) every case gets `min_repeats` loops of one call.
+  Each result says how it was measured: "calls" per loop, "repeats", "min",
+  "median", "max" (seconds per call) and "reduced" (True when the budget cut
+  the repeats).
+  """
+
+  def __init__(self, jax, repeats, min_seconds, max_case_seconds=None, deadline=None,
+               min_repeats=3):
+    super().__init__(jax, repeats, min_seconds)
+    self.max_case_seconds = max_case_seconds
+    self.deadline = deadline
+    self.min_repeats = min_repeats
+
+  def _late(self):
+    return self.deadline is not None and time.perf_counter() > self.deadline
+
+  def __call__(self, cases):
+    plan = {}
+    for name, (fn, args) in cases.items():
+      self._block(fn(*args))  # compiles
+      late = self._late()
+      number = 1
+      elapsed = self._loop(fn, args, 1)  # warms up
+      while not late and elapsed < self.min_seconds:
+        number = max(number * 2, int(number * 1.2 * self.min_seconds / max(elapsed, 1e-9)))
+        elapsed = self._loop(fn, args, number)
+      repeats = self.min_repeats if late else self.repeats
+      if self.max_case_seconds and repeats * elapsed > self.max_case_seconds:
+        repeats = max(self.min_repeats, int(self.max_case_seconds / elapsed))
+      plan[name] = (number, repeats, late or repeats < self.repeats)
+    times = {name: [] for name in cases}
+    for i in range(max(r for _, r, _ in plan.values()) if plan else 0):
+      for name, (fn, args) in cases.items():
+        number, repeats, _ = plan[name]
+        if i < repeats:
+          times[name].append(self._loop(fn, args, number) / number)
+    return {
+        name: {"min": min(t), "median": sorted(t)[len(t) // 2], "max": max(t),
+               "calls": plan[name][0], "repeats": len(t), "reduced": plan[name][2]}
+        for name, t in times.items()
+    }
+
+
+# The radial-velocity model of one Keplerian orbit, for the model-step benchmark.
+# Parameters: period P, time of periastron t0, semi-amplitude K, eccentricity e,
+# argument of periastron omega, offset gamma.
+RV_TRUE_PARAMS = (12.3, 1.7, 35.0, 0.3, 1.1, -2.0)
+RV_FIT_PARAMS = (12.31, 1.65, 34.0, 0.32, 1.05, -1.5)  # where the step is evaluated
+RV_SPAN_DAYS = 1000.0
+RV_NOISE = 2.0
+
+
+def rv_model(jnp, true_anomaly):
+  """v(t) = K (cos(omega + f) + e cos omega) + gamma, f from true_anomaly(M, e)."""
+
+  def model(params, t):
+    period, t0, amplitude, ecc, omega, gamma = (params[i] for i in range(6))
+    mean_anomaly = (2 * jnp.pi / period) * (t - t0)
+    sin_f, cos_f = true_anomaly(mean_anomaly, jnp.broadcast_to(ecc, mean_anomaly.shape))
+    cos_w, sin_w = jnp.cos(omega), jnp.sin(omega)
+    return amplitude * (cos_w * cos_f - sin_w * sin_f + ecc * cos_w) + gamma
+
+  return model
+
+
+def rv_step(jax, jnp, true_anomaly):
+  """jit(value_and_grad) of the sum of squared residuals: (params, t, y) -> (loss, dloss/dparams)."""
+  model = rv_model(jnp, true_anomaly)
+
+  def loss(params, t, y):
+    return jnp.sum(jnp.square(model(params, t) - y))
+
+  return jax.jit(jax.value_and_grad(loss))
+
+
+def rv_data(np, dtype, n):
+  """(params to evaluate at, t, y) as host numpy arrays of `dtype`: y = the model
+  at RV_TRUE_PARAMS plus Gaussian noise, computed in float64 with numpy (sin f,
+  cos f from E by Newton's method to convergence), seed SEED."""
+  rng = np.random.default_rng(SEED)
+  t = np.sort(rng.uniform(0.0, RV_SPAN_DAYS, n))
+  period, t0, amplitude, ecc, omega, gamma = RV_TRUE_PARAMS
+  mean_anomaly = np.remainder(2 * np.pi / period * (t - t0), 2 * np.pi)
+  ecc_anom = mean_anomaly + ecc * np.sin(mean_anomaly)
+  for _ in range(50):
+    ecc_anom = ecc_anom - (ecc_anom - ecc * np.sin(ecc_anom) - mean_anomaly) / (
+        1 - ecc * np.cos(ecc_anom))
+  true_anom = 2 * np.arctan2(np.sqrt(1 + ecc) * np.sin(ecc_anom / 2),
+                             np.sqrt(1 - ecc) * np.cos(ecc_anom / 2))
+  y = amplitude * (np.cos(omega + true_anom) + ecc * np.cos(omega)) + gamma
+  y = y + rng.normal(0.0, RV_NOISE, n)
+  return (np.asarray(RV_FIT_PARAMS, dtype), t.astype(dtype), y.astype(dtype))

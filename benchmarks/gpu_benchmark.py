@@ -1,18 +1,34 @@
-"""GPU benchmark of kepler.solve and kepler.true_anomaly against the bandwidth ceiling.
+"""GPU benchmark of kepler.solve and kepler.true_anomaly against jaxoplanet, jnp and a copy.
 
     python3 benchmarks/gpu_benchmark.py [--output FILE]      # an installed wheel
     bazel run --config=cuda //benchmarks:gpu_benchmark        # or from the tree
 
 Runs on JAX's default device (the GPU when there is one; `--platform cpu` for
-a smoke run on the CPU) and prints one Markdown report: the device, driver
-and versions; a check that the op runs on the device and agrees with the CPU;
-the memory bandwidth measured in the same run with a device-to-device stream
-copy; and a table of solves per second and ns per solve for float32 and
-float64 at N = 1e4 ... 1e8, for kepler.solve, kepler.true_anomaly and the jnp
-Newton solver of bench_common.py, with each op's share of the bandwidth
-ceiling (16 bytes per solve in float32, 32 in float64: two inputs read, two
-outputs written). The issue's target, >= 70% of the ceiling at N = 1e8 on an
-H100 in both precisions, is marked met or missed. See benchmarks/BENCHMARKS.md.
+a smoke run on the CPU) and prints one Markdown report, last: the device,
+driver, CUDA and versions; a check that the ops run on the device and agree
+with the CPU and with each other; then, for float32 and float64 at N = 1e4,
+1e5, 1e6, 1e7, 1e8, the time per call, ns per solve and solves per second of
+
+  * `kepler.solve` and `kepler.true_anomaly` (ours),
+  * jaxoplanet 0.2's `jaxoplanet.core.kepler` (true anomaly, like ours' f),
+  * a plain jnp Newton solver (bench_common.newton_solver),
+  * the ceiling: a device-to-device copy of the same bytes (two arrays in,
+    two out), measured the same way, as two XLA `copy` ops and as a fused
+    `(M + 1, e + 1)`; the faster of the two is the ceiling, and each op's
+    time is given as a percentage of it (copy time / op time);
+
+and one step of a radial-velocity fit (jit(value_and_grad) of the sum of
+squared residuals of a Keplerian RV model, six parameters) at N = 1e3 and
+1e6 data points, ours against jaxoplanet. The targets (N = 1e8: kepler.solve
+>= 80% of the copy ceiling, both dtypes; N = 1e4: ours no slower than
+jaxoplanet, both dtypes) are printed as met or MISSED.
+
+Timing: every function jitted, compiled and warmed up; then interleaved
+repeats of a loop of calls lasting >= --min-seconds, each call followed by
+block_until_ready, wall clock; reported: the median over the repeats of the
+time per call. A case whose repeats would take more than --max-case-seconds
+gets fewer (at least 3), and past --budget seconds every case gets 3 loops of
+one call: the report says where that happened.
 
 Run it as a script with the kepler wheel installed (or through Bazel): the
 folder of this file is the first entry of sys.path, so `import kepler` finds
@@ -22,47 +38,42 @@ compiled modules). Do not put the repository root on PYTHONPATH.
 
 import argparse
 import datetime
+import importlib
+import importlib.util
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import time
+import types
 
 import bench_common
 
 SIZES = (10_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
+RV_SIZES = (1_000, 1_000_000)
 DTYPES = ("float32", "float64")
 # Bytes moved per solve: M and e read, two outputs written.
 BYTES_PER_SOLVE = {"float32": 16, "float64": 32}
 
-# The issue's target: solves/s >= 70% of the bandwidth ceiling at N = 1e8 on an
-# H100, float32 and float64.
-TARGET_FRACTION = 0.70
+# The issue's targets.
+TARGET_FRACTION = 0.80  # kepler.solve at TARGET_N: >= 80% of the measured copy ceiling
 TARGET_N = 100_000_000
+SMALL_N = 10_000  # ours no slower than jaxoplanet
 
-# Peak memory bandwidth from the vendors' data sheets (spec numbers, not
-# measured), TB/s, by a substring of JAX's device_kind / nvidia-smi's name.
-# Checked in this order: the first match wins.
-SPEC_PEAK_TBPS = (
-    ("H200", 4.8, "H200 (HBM3e), spec"),
-    ("H100 NVL", 3.9, "H100 NVL (HBM3), spec"),
-    ("H100 PCIe", 2.0, "H100 PCIe 80GB (HBM2e), spec"),
-    ("H100 80GB HBM3", 3.35, "H100 SXM 80GB (HBM3), spec"),
-    ("H100", 3.35, "H100 SXM (HBM3), spec; assumed from the name"),
-    ("A100-SXM4-80GB", 2.039, "A100 SXM 80GB (HBM2e), spec"),
-    ("A100 80GB PCIe", 1.935, "A100 PCIe 80GB (HBM2e), spec"),
-    ("A100", 1.555, "A100 40GB (HBM2), spec"),
-)
-
-OPS = ("solve", "true_anomaly", "newton")
+OPS = ("solve", "true_anomaly", "jaxoplanet", "newton")
 OP_TITLES = {
-    "solve": "`kepler.solve`",
-    "true_anomaly": "`kepler.true_anomaly`",
-    "newton": "jnp Newton",
+    "solve": "ours `kepler.solve` (E)",
+    "true_anomaly": "ours `kepler.true_anomaly` (f)",
+    "jaxoplanet": "jaxoplanet `core.kepler` (f)",
+    "newton": "jnp Newton (E)",
 }
-
-GIB = 1 << 30
+COPIES = ("copy_xla", "copy_fused")
+COPY_TITLES = {
+    "copy_xla": "two XLA copies (`jnp.copy` of M and e)",
+    "copy_fused": "fused `(M + 1, e + 1)`",
+}
 
 
 def _parse_count(text):
@@ -72,42 +83,86 @@ def _parse_count(text):
   return int(value)
 
 
-def _nvidia_smi():
-  """'name, driver_version' lines from nvidia-smi, or why there are none."""
-  if not shutil.which("nvidia-smi"):
-    return "nvidia-smi not found"
+def _command(args, timeout=60):
+  """stdout of a command, or why there is none."""
+  if not shutil.which(args[0]):
+    return None, "%s not found" % args[0]
   try:
-    out = subprocess.run(
-        ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
-        capture_output=True, text=True, timeout=60)
+    out = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
   except (OSError, subprocess.SubprocessError) as err:
-    return "nvidia-smi failed: %s" % err
+    return None, "%s failed: %s" % (args[0], err)
   if out.returncode:
-    return "nvidia-smi failed (exit %d): %s" % (out.returncode, out.stderr.strip())
-  return "; ".join(line.strip() for line in out.stdout.splitlines() if line.strip())
+    return None, "%s failed (exit %d): %s" % (args[0], out.returncode, out.stderr.strip()[-300:])
+  return out.stdout, None
 
 
-def _spec_peak(*names):
-  for name in names:
-    for key, tbps, label in SPEC_PEAK_TBPS:
-      if key.lower() in (name or "").lower():
-        return tbps, label
-  return None, None
+def _gpu_info():
+  """{name, driver, memory, cuda (the driver's), nvcc}, from nvidia-smi and nvcc."""
+  info = {}
+  out, err = _command(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                       "--format=csv,noheader"])
+  if out:
+    first = out.strip().splitlines()[0]
+    name, driver, memory = (x.strip() for x in (first.split(",") + ["", "", ""])[:3])
+    info.update(name=name, driver=driver, memory=memory)
+  else:
+    info["name"] = err
+  out, _ = _command(["nvidia-smi"])
+  match = re.search(r"CUDA Version:\s*([\d.]+)", out or "")
+  info["cuda_driver"] = match.group(1) if match else "unknown"
+  out, err = _command(["nvcc", "--version"])
+  match = re.search(r"release ([\d.]+), (V[\d.]+)", out or "")
+  info["nvcc"] = "%s (%s)" % match.groups() if match else (err or "unknown")
+  return info
 
 
-def _versions(kepler):
+def _versions(kepler, jaxoplanet_note):
   from importlib import metadata
 
   versions = {}
-  for name in ("jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt",
-               "jax-cuda12-plugin", "jax-cuda12-pjrt", "numpy"):
+  for name in ("jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt", "jax-cuda12-plugin",
+               "jax-cuda12-pjrt", "numpy", "kepler-jax", "kepler-jax-cuda13-plugin",
+               "jaxoplanet", "equinox"):
     try:
       versions[name] = metadata.version(name)
     except metadata.PackageNotFoundError:
       pass
-  versions["kepler"] = kepler.__version__
-  versions["kepler.cuda_version"] = str(kepler.cuda_version)
+  versions["kepler.__version__"] = kepler.__version__
+  versions["kepler.cuda_version"] = str(getattr(kepler, "cuda_version", None))
+  if jaxoplanet_note:
+    versions["jaxoplanet"] = "%s (%s)" % (versions.get("jaxoplanet", "?"), jaxoplanet_note)
   return versions
+
+
+def _load_jaxoplanet():
+  """(jaxoplanet's core.kepler, a note on how it was loaded) or (None, why not).
+
+  jaxoplanet/__init__ imports all of jaxoplanet (and equinox); if that fails
+  with the equinox at hand, core/kepler.py, which needs only jax, is loaded
+  on its own (the note says so).
+  """
+  try:
+    from jaxoplanet.core import kepler as jaxoplanet_kepler  # pylint: disable=g-import-not-at-top
+    return jaxoplanet_kepler, None
+  except Exception as err:  # pylint: disable=broad-except
+    first_error = err
+  spec = importlib.util.find_spec("jaxoplanet")
+  if spec is None or not spec.submodule_search_locations:
+    return None, "not installed (%s)" % first_error
+  folder = list(spec.submodule_search_locations)[0]
+  try:
+    package = types.ModuleType("jaxoplanet")
+    package.__path__ = [folder]
+    sys.modules["jaxoplanet"] = package
+    sys.modules["jaxoplanet.types"] = importlib.import_module("jaxoplanet.types")
+    file_spec = importlib.util.spec_from_file_location(
+        "jaxoplanet.core.kepler", os.path.join(folder, "core", "kepler.py"))
+    module = importlib.util.module_from_spec(file_spec)
+    file_spec.loader.exec_module(module)
+    return module.kepler, ("core/kepler.py loaded on its own: `import jaxoplanet` failed: %s"
+                           % first_error)
+  except Exception as err:  # pylint: disable=broad-except
+    return None, "import failed (%s; then %s)" % (first_error, err)
 
 
 def _device_inputs(jax, jnp, dtype, n, device):
@@ -120,50 +175,79 @@ def _device_inputs(jax, jnp, dtype, n, device):
   return jax.block_until_ready(make(key_m, key_e))
 
 
-def _copy_bandwidth(jax, jnp, device, nbytes, timer, stat):
-  """Bytes/s of a jitted elementwise x + 1 on float32 (read + write counted)."""
-  n = nbytes // 4
-  x = jax.block_until_ready(jax.device_put(jnp.zeros((n,), jnp.float32), device))
-  # x + 1 rather than jnp.copy(x) or x + 0, which XLA may turn into no kernel.
-  copy = jax.jit(lambda a: a + 1)
-  t = timer({"copy": (copy, (x,))})["copy"]
-  del x
-  return 2 * n * 4 / t[stat], t
+def _copies(jax, jnp):
+  """The ceiling's functions: two in, two out, the same bytes as a solve."""
+  return {
+      "copy_xla": jax.jit(lambda m, e: (jnp.copy(m), jnp.copy(e))),
+      "copy_fused": jax.jit(lambda m, e: (m + 1, e + 1)),
+  }
 
 
-def _correctness(jax, np, kepler, device, n):
-  """Max |device - CPU| of sin and cos per op and dtype, and where outputs live."""
+def _copy_kernels(jax, jnp, copies, device):
+  """What XLA made of each copy function: it must not be elided."""
+  x = jax.device_put(jnp.zeros((1024,), jnp.float32), device)
+  notes = {}
+  for name, fn in copies.items():
+    hlo = fn.lower(x, x).compile().as_text()
+    entry = hlo[hlo.find("ENTRY"):]
+    notes[name] = ("%d copy, %d fusion instruction(s) in the entry computation"
+                   % (len(re.findall(r"= \S+ copy\(", entry)), len(re.findall(r" fusion\(", entry))))
+  return notes
+
+
+def _correctness(jax, np, impls, device, n):
+  """Rows (dtype, what, outputs on, max abs diff): device vs CPU, and peers vs ours."""
   rows = []
   try:
     cpu = jax.devices("cpu")[0]
   except RuntimeError as err:
-    return [], "no CPU backend in this process (%s): not compared" % err
+    return [], "no CPU backend in this process (%s): device not compared with the CPU" % err
   for dtype in DTYPES:
     m, e = bench_common.inputs(np, dtype, n)
-    # A wider range of M than the benchmark's, and e up to 0.999.
-    m = (m - np.pi) * 30
-    e = (e / bench_common.E_MAX * 0.999).astype(dtype)
-    for op in ("solve", "true_anomaly"):
-      fn = jax.jit(getattr(kepler, op))
+    m = (m - np.pi) * 30  # M in [-30 pi, 30 pi)
+    e = (e / bench_common.E_MAX * 0.999).astype(dtype)  # e in [0, 0.999)
+    outs = {}
+    for op in ("solve", "true_anomaly", "jaxoplanet", "newton"):
+      if impls.get(op) is None:
+        continue
+      fn = jax.jit(impls[op])
       on_dev = fn(jax.device_put(m, device), jax.device_put(e, device))
-      on_cpu = fn(jax.device_put(m, cpu), jax.device_put(e, cpu))
-      where = sorted({str(d) for out in on_dev for d in out.devices()})
-      diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
-                 for a, b in zip(on_dev, on_cpu))
-      norm = max(float(np.max(np.abs(
-          np.asarray(on_dev[0], np.float64) ** 2 + np.asarray(on_dev[1], np.float64) ** 2 - 1))), 0.0)
-      finite = bool(all(np.all(np.isfinite(np.asarray(a))) for a in on_dev))
-      rows.append((dtype, op, where, diff, norm, finite))
+      outs[op] = [np.asarray(x, np.float64) for x in on_dev]
+      where = ", ".join(sorted({str(d) for x in on_dev for d in x.devices()}))
+      if op in ("solve", "true_anomaly"):
+        on_cpu = fn(jax.device_put(m, cpu), jax.device_put(e, cpu))
+        diff = max(float(np.max(np.abs(a - np.asarray(b, np.float64))))
+                   for a, b in zip(outs[op], on_cpu))
+        rows.append((dtype, "%s: device vs CPU" % OP_TITLES[op], where, diff))
+    for peer, ours in (("jaxoplanet", "true_anomaly"), ("newton", "solve")):
+      if peer in outs:
+        diff = max(float(np.max(np.abs(a - b))) for a, b in zip(outs[peer], outs[ours]))
+        rows.append((dtype, "%s vs %s, on the device" % (OP_TITLES[peer], OP_TITLES[ours]),
+                     "", diff))
   return rows, None
 
 
-def _fmt_rate(solves_per_s):
-  return "%.3g" % (solves_per_s / 1e9)
+def _rv_agreement(jax, np, results):
+  """Max over (loss, gradient) of max |jaxoplanet - ours| / max |jaxoplanet|."""
+  ours, peer = results.get("ours"), results.get("jaxoplanet")
+  if ours is None or peer is None:
+    return None
+  worst = 0.0
+  for a, b in zip(jax.tree.leaves(ours), jax.tree.leaves(peer)):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    worst = max(worst, float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300)))
+  return worst
 
 
 def _fmt_ns(seconds, n):
   ns = seconds * 1e9 / n
   return "%#.3g" % ns if ns < 100 else "%.0f" % ns
+
+
+def _fmt_time(seconds):
+  if seconds < 1e-3:
+    return "%.1f us" % (seconds * 1e6)
+  return "%.3g ms" % (seconds * 1e3)
 
 
 def main():
@@ -172,15 +256,19 @@ def main():
                       help="JAX platform to measure on (default: JAX's default device; "
                       "cuda/gpu: require a GPU; cpu: a smoke run)")
   parser.add_argument("--max-n", type=_parse_count, default=None,
-                      help="largest N (default: 1e8 on a GPU, 1e6 on the CPU)")
-  parser.add_argument("--quick", action="store_true", help="fewer repeats, shorter loops (a smoke run)")
-  parser.add_argument("--stat", choices=("min", "median"), default="median",
-                      help="statistic of the repeats reported (default: median)")
-  parser.add_argument("--copy-gib", type=float, default=None,
-                      help="size of the bandwidth probe's buffer in GiB "
-                      "(default: 2 on a GPU, 0.25 on the CPU)")
+                      help="largest N (default: 1e8 on a GPU, 1e5 on the CPU)")
+  parser.add_argument("--quick", action="store_true",
+                      help="few repeats, short loops, N <= 1e6 unless --max-n (a smoke run)")
+  parser.add_argument("--repeats", type=int, default=None, help="repeats per case (default 15; quick: 3)")
+  parser.add_argument("--min-seconds", type=float, default=None,
+                      help="shortest timed loop (default 0.05 s; quick: 0.01 s)")
+  parser.add_argument("--max-case-seconds", type=float, default=3.0,
+                      help="cap on one case's timed loops; a slower case gets fewer repeats (default 3)")
+  parser.add_argument("--budget", type=float, default=200.0,
+                      help="seconds after which every case gets 3 loops of one call (default 200)")
   parser.add_argument("--check-n", type=int, default=4096,
-                      help="points of the device-vs-CPU check (default 4096)")
+                      help="points of the correctness check (default 4096)")
+  parser.add_argument("--no-jaxoplanet", action="store_true", help="leave jaxoplanet out")
   parser.add_argument("--output", help="also write the report to this file")
   args = parser.parse_args()
 
@@ -201,51 +289,84 @@ def main():
   try:
     import kepler
   except ImportError as err:
-    sys.exit("gpu_benchmark: cannot import kepler (%s). Install a kepler-jax wheel (the CUDA "
-             "one for a GPU), and run this file as a script, not with the repository root "
-             "on sys.path: the source tree's kepler/ has no compiled modules." % err)
+    sys.exit("gpu_benchmark: cannot import kepler (%s). Install the kepler-jax wheel (and its "
+             "CUDA plugin for a GPU), and run this file as a script, not with the repository "
+             "root on sys.path: the source tree's kepler/ has no compiled modules." % err)
 
   device = jax.devices()[0]
   on_gpu = device.platform == "gpu"
   if args.platform in ("cuda", "gpu") and not on_gpu:
     sys.exit("gpu_benchmark: --platform %s, but JAX's default device is %s" % (args.platform, device))
-  if on_gpu and kepler.cuda_version is None:
-    sys.exit("gpu_benchmark: the device is a GPU but this kepler (%s) has no CUDA module: "
-             "install the +cuda wheel" % kepler.__file__)
+  if on_gpu and getattr(kepler, "cuda_version", None) is None:
+    sys.exit("gpu_benchmark: the device is a GPU but kepler (%s) has no CUDA plugin loaded"
+             % kepler.__file__)
 
-  max_n = args.max_n or (100_000_000 if on_gpu else 1_000_000)
-  sizes = [n for n in SIZES if n <= max_n]
-  if max_n not in SIZES and (not sizes or max_n > sizes[-1]):
-    sizes.append(max_n)
-  copy_bytes = int((args.copy_gib if args.copy_gib is not None else (2 if on_gpu else 0.25)) * GIB)
-  timer = bench_common.Timer(jax, repeats=3 if args.quick else 9,
-                             min_seconds=0.02 if args.quick else 0.1)
-  stat = args.stat
   log = lambda msg: print(msg, file=sys.stderr, flush=True)  # pylint: disable=unnecessary-lambda-assignment
+  max_n = args.max_n or (100_000_000 if on_gpu and not args.quick else
+                         1_000_000 if on_gpu else 100_000)
+  sizes = [n for n in SIZES if n <= max_n] or [max_n]
+  rv_sizes = [n for n in RV_SIZES if n <= max(max_n, RV_SIZES[0])]
+  timer = bench_common.BudgetTimer(
+      jax, repeats=args.repeats or (3 if args.quick else 15),
+      min_seconds=args.min_seconds or (0.01 if args.quick else 0.05),
+      max_case_seconds=args.max_case_seconds, deadline=start + args.budget)
 
+  if args.no_jaxoplanet:
+    jaxoplanet_fn, jaxoplanet_note = None, "left out (--no-jaxoplanet)"
+  else:
+    jaxoplanet_fn, jaxoplanet_note = _load_jaxoplanet()
+  impls = {
+      "solve": kepler.solve,
+      "true_anomaly": kepler.true_anomaly,
+      "jaxoplanet": jaxoplanet_fn,
+      "newton": bench_common.newton_solver(jax, jnp),
+  }
+  ops = [op for op in OPS if impls[op] is not None]
+  gpu = _gpu_info() if on_gpu else {}
   kind = getattr(device, "device_kind", "") or ""
-  smi = _nvidia_smi() if on_gpu else "(not queried: not a GPU run)"
-  spec_tbps, spec_label = _spec_peak(kind, smi) if on_gpu else (None, None)
-  versions = _versions(kepler)
+  platform_version = getattr(getattr(device, "client", None), "platform_version", "unknown")
+  versions = _versions(kepler, jaxoplanet_note)
+  copies = _copies(jax, jnp)
 
   log("device %s (%s); correctness check ..." % (device, kind))
-  check_rows, check_note = _correctness(jax, np, kepler, device, args.check_n)
+  check_rows, check_note = _correctness(jax, np, impls, device, args.check_n)
+  copy_notes = _copy_kernels(jax, jnp, copies, device)
 
-  log("bandwidth probe: %.2f GiB buffer ..." % (copy_bytes / GIB))
-  bandwidth, copy_t = _copy_bandwidth(jax, jnp, device, copy_bytes, timer, stat)
-
-  newton = bench_common.newton_solver(jax, jnp)
-  fns = {"solve": kepler.solve, "true_anomaly": kepler.true_anomaly, "newton": newton}
   times = {}
   for dtype in DTYPES:
     for n in sizes:
       m, e = _device_inputs(jax, jnp, np.dtype(dtype), n, device)
-      cases = {"%s/%d/%s" % (dtype, n, op): (jax.jit(fns[op]), (m, e)) for op in OPS}
+      cases = {"%s/%d/%s" % (dtype, n, c): (copies[c], (m, e)) for c in COPIES}
+      cases.update({"%s/%d/%s" % (dtype, n, op): (jax.jit(impls[op]), (m, e)) for op in ops})
       times.update(timer(cases))
       del m, e, cases
-      log("  %s N=%d: %s" % (dtype, n, ", ".join(
-          "%s %s ns" % (op, _fmt_ns(times["%s/%d/%s" % (dtype, n, op)][stat], n)) for op in OPS)))
+      log("  %s N=%d: %s (%.0f s)" % (dtype, n, ", ".join(
+          "%s %s ns" % (c, _fmt_ns(times["%s/%d/%s" % (dtype, n, c)]["median"], n))
+          for c in COPIES + tuple(ops)), time.perf_counter() - start))
+
+  rv = {}
+  rv_check = {}
+  for dtype in DTYPES:
+    for n in rv_sizes:
+      params, t, y = (jax.device_put(x, device) for x in bench_common.rv_data(np, dtype, n))
+      steps = {"ours": bench_common.rv_step(jax, jnp, kepler.true_anomaly)}
+      if jaxoplanet_fn is not None:
+        steps["jaxoplanet"] = bench_common.rv_step(jax, jnp, jaxoplanet_fn)
+      cases = {"%s/%d/%s" % (dtype, n, k): (f, (params, t, y)) for k, f in steps.items()}
+      rv.update(timer(cases))
+      rv_check["%s/%d" % (dtype, n)] = _rv_agreement(
+          jax, np, {k: f(params, t, y) for k, f in steps.items()})
+      del params, t, y
+      log("  RV step %s N=%d: %s" % (dtype, n, ", ".join(
+          "%s %s" % (k, _fmt_time(rv["%s/%d/%s" % (dtype, n, k)]["median"])) for k in steps)))
   wall = time.perf_counter() - start
+
+  def t_of(dtype, n, op, table=None):
+    entry = (table or times).get("%s/%d/%s" % (dtype, n, op))
+    return entry["median"] if entry else None
+
+  def ceiling(dtype, n):
+    return min(t_of(dtype, n, c) for c in COPIES)
 
   # The report.
   lines = []
@@ -255,101 +376,140 @@ def main():
   else:
     say("# kepler-jax GPU benchmark script: %s smoke run, NOT a GPU result" % device.platform.upper())
   say("")
-  say("- date: %s (took %.0f s)" % (started, wall))
+  say("- date: %s (the run took %.0f s)" % (started, wall))
   say("- device: %s, device_kind `%s`; %d device(s) of this platform" % (
       device, kind, len(jax.devices(device.platform))))
-  say("- nvidia-smi (name, driver, memory): %s" % smi)
-  say("- host: %s; Python %s" % (platform.platform(), platform.python_version()))
+  if on_gpu:
+    say("- nvidia-smi: %s, driver %s, %s; CUDA (driver) %s" % (
+        gpu.get("name"), gpu.get("driver", "?"), gpu.get("memory", "?"), gpu.get("cuda_driver")))
+    say("- CUDA toolkit: nvcc %s; kepler's CUDA plugin built with CUDA %s; JAX's platform "
+        "version: %s" % (gpu.get("nvcc"), getattr(kepler, "cuda_version", None), platform_version))
+  say("- host: %s; Python %s; %d CPUs" % (platform.platform(), platform.python_version(),
+                                         os.cpu_count() or 0))
   say("- versions: " + ", ".join("%s %s" % kv for kv in versions.items()))
   say("- kepler imported from `%s`" % os.path.dirname(kepler.__file__))
+  say("- XLA_FLAGS: `%s`" % os.environ.get("XLA_FLAGS", ""))
   say("- method: inputs generated on the device (M uniform in [0, 2 pi), e uniform in "
-      "[0, %.2f), jax.random, seed %d); each function jitted, compiled, warmed up; then %d "
-      "repeats of a loop of calls lasting >= %g s, each call followed by block_until_ready, "
-      "timed by the wall clock; reported: the %s over the repeats of the time per call. "
-      "ns/solve = time per call / N; Gsolves/s = N / time per call / 1e9." % (
-          bench_common.E_MAX, bench_common.SEED, timer.repeats, timer.min_seconds, stat))
+      "[0, %.2f), jax.random, seed %d); each function jitted, compiled and warmed up, then "
+      "%d interleaved repeats (fewer where marked) of a loop of calls lasting >= %g s, each "
+      "call followed by block_until_ready, timed by the wall clock; reported: the median over "
+      "the repeats of the time per call. ns/solve = time per call / N; Gsolves/s = N / time "
+      "per call / 1e9; %% of ceiling = the copy's time / the op's time." % (
+          bench_common.E_MAX, bench_common.SEED, timer.repeats, timer.min_seconds))
   say("")
   say("## Correctness on the device")
   say("")
   if check_note:
     say(check_note)
-  elif device.platform == "cpu":
+    say("")
+  if device.platform == "cpu":
     say("The device is the CPU: this compares the CPU backend with itself (a smoke run).")
     say("")
-  if not check_note:
-    say("%d points, M uniform in [-30 pi, 30 pi), e uniform in [0, 0.999): the same jitted op "
-        "on this device and on the CPU backend." % args.check_n)
-    say("")
-    say("| dtype | op | outputs on | max abs diff device vs CPU (sin, cos) | max abs(sin^2 + cos^2 - 1) | all finite |")
-    say("|---|---|---|---|---|---|")
-    for dtype, op, where, diff, norm, finite in check_rows:
-      say("| %s | %s | %s | %.2e | %.2e | %s |" % (dtype, OP_TITLES[op], ", ".join(where), diff, norm,
-                                                   "yes" if finite else "NO"))
+  say("%d points, M uniform in [-30 pi, 30 pi), e uniform in [0, 0.999)." % args.check_n)
   say("")
-  say("## Memory-bandwidth ceiling")
-  say("")
-  say("- measured: jit(x + 1) on a float32 buffer of %.2f GiB on the device, read + write "
-      "counted (%.2f GiB per call): %.0f GB/s (%s %.3g ms per call)" % (
-          copy_bytes / GIB, 2 * copy_bytes / GIB, bandwidth / 1e9, stat, copy_t[stat] * 1e3))
-  if spec_tbps:
-    say("- spec peak (vendor data sheet, not measured): %.2f TB/s, %s; measured / spec = %.0f%%" % (
-        spec_tbps, spec_label, 100 * bandwidth / (spec_tbps * 1e12)))
-  else:
-    say("- spec peak: unknown for this device")
-  say("- ceiling in solves/s = bandwidth / bytes per solve (float32: %d B, float64: %d B: two "
-      "inputs read, two outputs written): float32 %s Gsolves/s, float64 %s Gsolves/s (measured)" % (
-          BYTES_PER_SOLVE["float32"], BYTES_PER_SOLVE["float64"],
-          _fmt_rate(bandwidth / BYTES_PER_SOLVE["float32"]), _fmt_rate(bandwidth / BYTES_PER_SOLVE["float64"])))
+  say("| dtype | what | outputs on | max abs diff (sin, cos) |")
+  say("|---|---|---|---|")
+  for dtype, what, where, diff in check_rows:
+    say("| %s | %s | %s | %.2e |" % (dtype, what, where, diff))
   say("")
   say("## Solves per second")
   say("")
-  say("Each cell: Gsolves/s, ns/solve, %% of the measured ceiling%s. Newton's ratio: its time / "
-      "`kepler.solve`'s (> 1: ours is faster)." % (" (and of the spec peak)" if spec_tbps else ""))
-  say("")
-  say("| dtype | N | ceiling Gsolves/s | " + " | ".join(OP_TITLES[op] for op in OPS) + " |")
-  say("|" + "---|" * (3 + len(OPS)))
+  say("Each cell: ns/solve, Gsolves/s, %% of the copy ceiling at that N; for the peers also "
+      "their time / ours (> 1: ours is faster; jaxoplanet against `kepler.true_anomaly`, which "
+      "returns the same thing, Newton against `kepler.solve`). Ceiling: the faster of %s. "
+      "What XLA compiled them to: %s." % (
+          " and ".join(COPY_TITLES[c] for c in COPIES),
+          "; ".join("%s: %s" % (c, copy_notes[c]) for c in COPIES)))
+  if jaxoplanet_fn is None:
+    say("")
+    say("jaxoplanet: %s." % jaxoplanet_note)
   for dtype in DTYPES:
-    ceiling = bandwidth / BYTES_PER_SOLVE[dtype]
-    spec_ceiling = spec_tbps * 1e12 / BYTES_PER_SOLVE[dtype] if spec_tbps else None
+    say("")
+    say("### %s (%d bytes per solve)" % (dtype, BYTES_PER_SOLVE[dtype]))
+    say("")
+    say("| N | ceiling: copy time, GB/s | " + " | ".join(OP_TITLES[op] for op in ops) + " |")
+    say("|---|---|" + "---|" * len(ops))
     for n in sizes:
+      t_copy = ceiling(dtype, n)
       cells = []
-      for op in OPS:
-        t = times["%s/%d/%s" % (dtype, n, op)][stat]
-        rate = n / t
-        cell = "%s, %s ns, %.0f%%" % (_fmt_rate(rate), _fmt_ns(t, n), 100 * rate / ceiling)
-        if spec_ceiling:
-          cell += " (%.0f%%)" % (100 * rate / spec_ceiling)
-        if op == "newton":
-          cell += ", %.2fx" % (t / times["%s/%d/solve" % (dtype, n)][stat])
+      for op in ops:
+        t = t_of(dtype, n, op)
+        cell = "%s ns, %.3g G/s, %.0f%%" % (_fmt_ns(t, n), n / t / 1e9, 100 * t_copy / t)
+        if op in ("jaxoplanet", "newton"):
+          ours = "true_anomaly" if op == "jaxoplanet" else "solve"
+          cell += ", %.2fx" % (t / t_of(dtype, n, ours))
+        if any(times["%s/%d/%s" % (dtype, n, x)]["reduced"] for x in (op,)):
+          cell += " (r)"
         cells.append(cell)
-      say("| %s | %s | %s | %s |" % (dtype, "{:,}".format(n), _fmt_rate(ceiling), " | ".join(cells)))
+      say("| %s | %s, %.0f GB/s | %s |" % (
+          "{:,}".format(n), _fmt_time(t_copy), BYTES_PER_SOLVE[dtype] * n / t_copy / 1e9,
+          " | ".join(cells)))
   say("")
-  say("## Target")
+  say("(r): fewer repeats than planned (time cap); see the timing details.")
   say("")
-  say("Issue target: `kepler.solve` at N = 1e8 on an H100, >= %.0f%% of the memory-bandwidth "
-      "ceiling, float32 and float64." % (100 * TARGET_FRACTION))
+  say("## Radial-velocity model step")
   say("")
-  is_h100 = "h100" in (kind + " " + smi).lower()
-  if TARGET_N not in sizes:
-    say("Not measured: N = 1e8 was not run (--max-n %d)." % max_n)
-  else:
-    if not is_h100:
-      say("This device is not an H100 (%s): the status below is against this device's "
-          "ceiling, not the issue's H100." % (kind or device.platform))
-      say("")
-    say("| op | dtype | solves/s | % of measured ceiling | % of spec peak | status (vs measured) |")
-    say("|---|---|---|---|---|---|")
+  say("jit(value_and_grad) of the sum of squared residuals of v(t) = K (cos(w + f) + e cos w) "
+      "+ gamma, M = 2 pi (t - t0) / P, f from each Kepler solver; six parameters; t uniform in "
+      "[0, %g) days, data from the true parameters plus noise. Per step: time, ns per data "
+      "point; how far apart the two are: max over the loss and the gradient of max |jaxoplanet - ours| / max |jaxoplanet|." % bench_common.RV_SPAN_DAYS)
+  say("")
+  say("| dtype | N points | ours (`kepler.true_anomaly`) | jaxoplanet | jaxoplanet / ours | rel diff (loss, grad) |")
+  say("|---|---|---|---|---|---|")
+  for dtype in DTYPES:
+    for n in rv_sizes:
+      t_ours = t_of(dtype, n, "ours", rv)
+      t_peer = t_of(dtype, n, "jaxoplanet", rv)
+      agree = rv_check.get("%s/%d" % (dtype, n))
+      say("| %s | %s | %s, %s ns | %s | %s | %s |" % (
+          dtype, "{:,}".format(n), _fmt_time(t_ours), _fmt_ns(t_ours, n),
+          "%s, %s ns" % (_fmt_time(t_peer), _fmt_ns(t_peer, n)) if t_peer else "n/a",
+          "%.2fx" % (t_peer / t_ours) if t_peer else "n/a",
+          "%.1e" % agree if agree is not None else "n/a"))
+  say("")
+  say("## Targets")
+  say("")
+  if not on_gpu:
+    say("Not a GPU: the statuses below are for this smoke run only.")
+    say("")
+  say("| target | dtype | measured | status |")
+  say("|---|---|---|---|")
+  for dtype in DTYPES:
     for op in ("solve", "true_anomaly"):
-      for dtype in DTYPES:
-        t = times["%s/%d/%s" % (dtype, TARGET_N, op)][stat]
-        frac = TARGET_N / t / (bandwidth / BYTES_PER_SOLVE[dtype])
-        spec = ("%.0f%%" % (100 * TARGET_N / t / (spec_tbps * 1e12 / BYTES_PER_SOLVE[dtype]))
-                if spec_tbps else "n/a")
-        status = "met" if frac >= TARGET_FRACTION else "MISSED"
-        if op != "solve":
-          status += " (not part of the target)"
-        say("| %s | %s | %s G | %.0f%% | %s | %s |" % (
-            OP_TITLES[op], dtype, _fmt_rate(TARGET_N / t), 100 * frac, spec, status))
+      label = "N = 1e8: %s >= %.0f%% of the copy ceiling" % (OP_TITLES[op], 100 * TARGET_FRACTION)
+      if op != "solve":
+        label += " (not part of the target)"
+      if TARGET_N not in sizes:
+        say("| %s | %s | not run (--max-n %d) | not measured |" % (label, dtype, max_n))
+        continue
+      frac = ceiling(dtype, TARGET_N) / t_of(dtype, TARGET_N, op)
+      say("| %s | %s | %.0f%% (%s G/s vs copy %s G/s) | %s |" % (
+          label, dtype, 100 * frac, "%.3g" % (TARGET_N / t_of(dtype, TARGET_N, op) / 1e9),
+          "%.3g" % (TARGET_N / ceiling(dtype, TARGET_N) / 1e9),
+          "met" if frac >= TARGET_FRACTION else "MISSED"))
+  for dtype in DTYPES:
+    for op in ("true_anomaly", "solve"):
+      label = "N = 1e4: %s no slower than jaxoplanet" % OP_TITLES[op]
+      if op != "true_anomaly":
+        label += " (E, not f: not part of the target)"
+      if SMALL_N not in sizes or jaxoplanet_fn is None:
+        say("| %s | %s | not run | not measured |" % (label, dtype))
+        continue
+      t_ours, t_peer = t_of(dtype, SMALL_N, op), t_of(dtype, SMALL_N, "jaxoplanet")
+      say("| %s | %s | ours %s, jaxoplanet %s per call (%.2fx) | %s |" % (
+          label, dtype, _fmt_time(t_ours), _fmt_time(t_peer), t_peer / t_ours,
+          "met" if t_ours <= t_peer else "MISSED"))
+  say("")
+  say("## Timing details")
+  say("")
+  say("Per case: calls per timed loop x repeats; min / median / max time per call.")
+  say("")
+  say("| case | calls x repeats | min | median | max |")
+  say("|---|---|---|---|---|")
+  for name, entry in list(times.items()) + [("rv/" + k, v) for k, v in rv.items()]:
+    say("| %s | %d x %d%s | %s | %s | %s |" % (
+        name, entry["calls"], entry["repeats"], " (r)" if entry["reduced"] else "",
+        _fmt_time(entry["min"]), _fmt_time(entry["median"]), _fmt_time(entry["max"])))
   report = "\n".join(lines)
   print(report)
   if args.output:
