@@ -129,8 +129,13 @@ class GradTest(parameterized.TestCase):
       for op in OPS for m, e in [(0.3, 0.1), (2.5, 0.7), (-1.2, 0.45), (5.0, 0.02), (1.0, 0.95)])
   def test_check_grads(self, op, m, e):
     fn = OPS[op][0]
-    jtu.check_grads(lambda a, b: fn(a, b)[0], (m, e), order=2, modes=["fwd", "rev"])
-    jtu.check_grads(lambda a, b: fn(a, b)[1], (m, e), order=2, modes=["fwd", "rev"])
+    # In float32 (x64 off) jax's default step (1e-4) leaves second-order
+    # differences dominated by rounding (~1e-7 / 1e-4 per level; seen failing by
+    # 1% on a GPU): a step of 3e-3 balances rounding against truncation (1e-2
+    # is too coarse at e = 0.95).
+    step = {} if x64_mode.X64 else {"eps": 3e-3}
+    jtu.check_grads(lambda a, b: fn(a, b)[0], (m, e), order=2, modes=["fwd", "rev"], **step)
+    jtu.check_grads(lambda a, b: fn(a, b)[1], (m, e), order=2, modes=["fwd", "rev"], **step)
 
   def test_dE_dM_matches_closed_form(self):
     # dE/dM = 1 / (1 - e cos E), so d(sin E)/dM = cos E / (1 - e cos E).
