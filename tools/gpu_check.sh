@@ -25,7 +25,8 @@
 #   no_plugin    the main wheel alone: GPU arrays give kepler's error naming
 #                the plugin to install, CPU arrays still work
 #   gpu_test, kepler_test, accuracy_test   with JAX_PLATFORMS=cuda and
-#                XLA_PYTHON_CLIENT_PREALLOCATE=false, at the same time
+#                XLA_PYTHON_CLIENT_PREALLOCATE=false, at the same time (and
+#                kepler_test, accuracy_test again with jax_enable_x64 off)
 #   memcheck     compute-sanitizer --tool memcheck on tests/gpu_test.py (its
 #                KEPLER_GPU_TEST_SANITIZER=1 subset), alongside the tests
 #   gpu_benchmark  benchmarks/gpu_benchmark.py, alone on the GPU
@@ -41,8 +42,10 @@
 #
 # How a session gets there (a development machine with Bazel, plus a lent
 # "device" machine with the GPU and no Bazel): build both wheels for Python
-# 3.12, copy them into .gpu/ (git-ignored through .git/info/exclude, with
-# .whl/), then call the device tool from the repository root:
+# 3.12 (`bazel build --config=cuda //:wheel`), copy them into .gpu/, put
+# jaxoplanet 0.2's wheel into .whl/ (`pip download --no-deps jaxoplanet==0.2.0
+# -d .whl`; both folders are in .gitignore), then call the device tool from
+# the repository root:
 #   run(command="bash tools/gpu_check.sh", carry=[".gpu", ".whl"], timeout_s=600)
 #
 # Knobs (environment):
