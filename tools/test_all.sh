@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test, as CI runs it: `bazel test //...` for each supported Python (and
 # that Python's wheel), the wheels installed next to the oldest and the newest
-# supported jax, the CUDA build (compile only), the embedding workspace,
-# buildifier, and the byte-for-byte reproducibility of the wheels.
+# supported jax, the CUDA build (compile only), the embedding workspace, the
+# module with bzlmod on Bazel 7.7.1 (and a module depending on it), buildifier,
+# and the byte-for-byte reproducibility of the wheels.
 #
 # Every leg runs even when an earlier one fails. The log ends with each failed
 # leg's name and log file, the count of Bazel test targets and of legs passed
@@ -16,6 +17,9 @@ pythons=${KEPLER_TEST_PYTHONS:-3.11 3.13 3.12}
 # `import kepler` must refuse.
 jax_min=$(sed -n 's/^JAX_MIN = "\(.*\)"$/\1/p' kepler/_version.py)
 wheel_legs=${KEPLER_WHEEL_LEGS:-3.12:$jax_min 3.12:0.12.0.1 3.13:0.12.0.1 3.11:0.10.2 3.12:0.5.3:refused}
+
+# Debian 12's Bazel 4.2.3 for every leg but bzlmod (see tools/setup.sh).
+export USE_BAZEL_VERSION="${USE_BAZEL_VERSION:-4}"
 
 logs=$(mktemp -d /tmp/kepler_test_all.XXXXXX)
 dist="$logs/dist"
@@ -71,6 +75,7 @@ leg "wheels in fresh virtualenvs: $wheel_legs" tools/wheel_legs.sh "$dist" $whee
 leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
 leg "embedding workspace (tests/embedding): bazel test //..." \
   bash -c 'cd tests/embedding && bazel test //...'
+leg "bzlmod: Bazel 7.7.1 --noenable_workspace, and tests/embedding_bzlmod" tools/bazel7/test_bzlmod.sh
 leg "reproducible wheels: two clean builds" tools/check_reproducible_wheel.sh
 
 printf '\n=== summary\n'

@@ -27,10 +27,64 @@ def _maybe(rule, name, **kwargs):
     if name not in native.existing_rules():
         rule(name = name, **kwargs)
 
-def kepler_jax_dependencies():
-    """Declares the external repositories and registers the toolchains."""
+def kepler_jax_repositories(declare = _maybe):
+    """The repositories of this project, declared by `declare(rule, name, **kwargs)`.
 
-    # Bazel 4.2.3's built-in WORKSPACE suffix would download these three.
+    The one list both entry points use: kepler_jax_dependencies() (WORKSPACE)
+    declares them when absent, the module extension in tools/extensions.bzl
+    (bzlmod) declares them outright.
+    """
+
+    # rules_cuda's interface (the subset this repository needs) and the local
+    # CUDA toolkit, under the names rules_cuda gives them.
+    declare(
+        _vendored_repository,
+        name = "rules_cuda",
+        build_file = Label("//third_party/rules_cuda:BUILD.bazel"),
+    )
+    declare(local_cuda, name = "local_cuda")
+    declare(cuda_version_repository, name = "kepler_cuda_version")
+
+    # The XLA FFI headers of the oldest supported jaxlib (JAX_MIN in
+    # kepler/_version.py): handlers built against them load into every jaxlib
+    # from that one on. Any wheel of that jaxlib release holds the same headers.
+    declare(
+        xla_ffi_headers,
+        name = "xla_ffi_headers",
+        jaxlib_version = "0.6.0",
+        # jaxlib-0.6.0-cp312-cp312-manylinux2014_x86_64.whl
+        sha256 = "b6d85b8d1fd79248b04503517201e72fcbcd3980cf791d37e814709ea50a3c82",
+        wheel_platform = "manylinux2014_x86_64",
+        wheel_python = "3.12",
+    )
+
+    declare(hermetic_python, name = "kepler_python")
+    declare(pip_lock_repository, name = "kepler_pypi")
+
+    # The JAX CUDA plugin for the GPU test variants, fetched only when one is
+    # built (--config=cuda without --build_tag_filters=-gpu).
+    declare(
+        pip_lock_repository,
+        name = "kepler_pypi_cuda",
+        lock_prefix = "requirements_cuda_lock",
+        base_lock_prefix = "requirements_lock",
+        python_versions = ["3.12"],
+    )
+
+    # The benchmark's peers (bazel run //benchmarks:cpu_benchmark).
+    declare(
+        pip_lock_repository,
+        name = "kepler_bench_pypi",
+        lock_prefix = "requirements_bench_lock",
+        base_lock_prefix = "requirements_lock",
+        python_versions = ["3.12"],
+    )
+
+def kepler_jax_dependencies():
+    """WORKSPACE: declares the external repositories and registers the toolchains."""
+
+    # Bazel 4.2.3's built-in WORKSPACE suffix would download these three
+    # (under bzlmod they are modules: see MODULE.bazel).
     _maybe(
         _vendored_repository,
         name = "rules_cc",
@@ -46,39 +100,5 @@ def kepler_jax_dependencies():
         name = "rules_java",
         path = "/usr/share/bazel/rules/java",  # Debian's bazel-rules-java
     )
-
-    # rules_cuda's interface (the subset this repository needs) and the local
-    # CUDA toolkit, under the names rules_cuda gives them.
-    _maybe(
-        _vendored_repository,
-        name = "rules_cuda",
-        build_file = Label("//third_party/rules_cuda:BUILD.bazel"),
-    )
-    _maybe(local_cuda, name = "local_cuda")
-    _maybe(cuda_version_repository, name = "kepler_cuda_version")
-
-    # The XLA FFI headers of the oldest supported jaxlib (JAX_MIN in
-    # kepler/_version.py): handlers built against them load into every jaxlib
-    # from that one on. Any wheel of that jaxlib release holds the same headers.
-    _maybe(
-        xla_ffi_headers,
-        name = "xla_ffi_headers",
-        jaxlib_version = "0.6.0",
-        sha256 = "b6d85b8d1fd79248b04503517201e72fcbcd3980cf791d37e814709ea50a3c82",
-        urls = ["https://files.pythonhosted.org/packages/a7/c4/1a252f12e3ed0a3986cfb36bbdc38ff33e358f58ee7a0ddb5d6bb126cb31/jaxlib-0.6.0-cp312-cp312-manylinux2014_x86_64.whl"],
-    )
-
-    _maybe(hermetic_python, name = "kepler_python")
-    _maybe(pip_lock_repository, name = "kepler_pypi")
-
-    # The JAX CUDA plugin for the GPU test variants, fetched only when one is
-    # built (--config=cuda without --build_tag_filters=-gpu).
-    _maybe(
-        pip_lock_repository,
-        name = "kepler_pypi_cuda",
-        lock_prefix = "requirements_cuda_lock",
-        base_lock_prefix = "requirements_lock",
-        python_versions = ["3.12"],
-    )
+    kepler_jax_repositories()
     native.register_toolchains("@kepler_python//:toolchain")
-    _maybe(pip_lock_repository, name = "kepler_bench_pypi", lock_prefix = "requirements_bench_lock", base_lock_prefix = "requirements_lock", python_versions = ["3.12"])

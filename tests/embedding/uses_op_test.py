@@ -1,4 +1,4 @@
-"""kepler works from another workspace: Kepler's equation holds for its output."""
+"""kepler works from another workspace or module: Kepler's equation holds for its output."""
 
 from absl.testing import absltest
 import jax

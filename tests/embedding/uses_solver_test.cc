@@ -1,4 +1,4 @@
-// The solver header is usable from another workspace's C++ code.
+// The solver header is usable from another workspace's or module's C++ code.
 #include <cmath>
 #include <cstdio>
 

@@ -14,7 +14,7 @@ benchmark's peers, @kepler_bench_pypi, from requirements_bench_lock_X_Y.txt.
 
 DEFAULT_PYTHON_VERSION = "3.12"
 
-def _python_version(rctx):
+def python_version(rctx):
     version = rctx.os.environ.get("HERMETIC_PYTHON_VERSION", DEFAULT_PYTHON_VERSION)
     parts = version.split(".")
     if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
@@ -24,7 +24,7 @@ def _python_version(rctx):
 def _version_key(path):
     return [int(part) for part in path.basename.split(".") if part.isdigit()]
 
-def _find_interpreter(rctx, version):
+def find_interpreter(rctx, version):
     # 1. pyenv on PATH; 2. pythonX.Y on PATH (not a pyenv shim); 3. pyenv's
     # folder even when pyenv is not on PATH (a non-login shell, CI).
     pyenv = rctx.which("pyenv")
@@ -96,8 +96,8 @@ PYTHON_INTERPRETER = "{interpreter}"
 """
 
 def _hermetic_python_impl(rctx):
-    version = _python_version(rctx)
-    interpreter = _find_interpreter(rctx, version)
+    version = python_version(rctx)
+    interpreter = find_interpreter(rctx, version)
     info = _run(rctx, [interpreter, "-c", "import sys, sysconfig; print(sys.version_info[:2] == (%s)); print(sysconfig.get_paths()['include'])" % version.replace(".", ", ")], "querying " + str(interpreter)).splitlines()
     if info[0] != "True":
         fail("%s is not Python %s" % (interpreter, version))
@@ -201,7 +201,7 @@ def _without_base_packages(text, lock, base_text, base):
     return "\n".join(kept) + "\n"
 
 def _pip_lock_repository_impl(rctx):
-    version = _python_version(rctx)
+    version = python_version(rctx)
     if rctx.attr.python_versions and version not in rctx.attr.python_versions:
         fail("@%s supports Python %s only, and HERMETIC_PYTHON_VERSION is %s: run with HERMETIC_PYTHON_VERSION=%s" % (
             rctx.name,
@@ -209,7 +209,7 @@ def _pip_lock_repository_impl(rctx):
             version,
             rctx.attr.python_versions[-1],
         ))
-    python = _find_interpreter(rctx, version)
+    python = find_interpreter(rctx, version)
     lock = _lock_path(rctx, rctx.attr.lock_prefix, version)
     requirements = lock
     build = _PYPI_BUILD.format(lock = lock.basename)

@@ -1,0 +1,1 @@
+../embedding/uses_op_test.py

@@ -1,0 +1,1 @@
+../embedding/uses_solver_test.cc
