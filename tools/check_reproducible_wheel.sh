@@ -4,7 +4,6 @@
 # byte-identical.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export USE_BAZEL_VERSION="${USE_BAZEL_VERSION:-4}"  # Debian 12's Bazel 4.2.3 (tools/setup.sh)
 config=()
 if [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
   config=(--config=cuda)

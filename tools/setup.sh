@@ -13,11 +13,6 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-# .bazelversion names the Bazel 7 release tested with bzlmod (for bazelisk
-# users); Debian's `bazel` wrapper reads it too, and this project's main legs
-# run Debian 12's Bazel 4.2.3 (/usr/bin/bazel-4).
-export USE_BAZEL_VERSION="${USE_BAZEL_VERSION:-4}"
-
 # The interpreter itself is found by Bazel's repository rule
 # (third_party/python/repositories.bzl), which fails clearly if it is missing.
 export HERMETIC_PYTHON_VERSION="${HERMETIC_PYTHON_VERSION:-3.12}"

@@ -18,9 +18,6 @@ pythons=${KEPLER_TEST_PYTHONS:-3.11 3.13 3.12}
 jax_min=$(sed -n 's/^JAX_MIN = "\(.*\)"$/\1/p' kepler/_version.py)
 wheel_legs=${KEPLER_WHEEL_LEGS:-3.12:$jax_min 3.12:0.12.0.1 3.13:0.12.0.1 3.11:0.10.2 3.12:0.5.3:refused}
 
-# Debian 12's Bazel 4.2.3 for every leg but bzlmod (see tools/setup.sh).
-export USE_BAZEL_VERSION="${USE_BAZEL_VERSION:-4}"
-
 logs=$(mktemp -d /tmp/kepler_test_all.XXXXXX)
 dist="$logs/dist"
 mkdir -p "$dist"
