@@ -335,13 +335,6 @@ KEPLER_HD float reduce_two_pi(float M) {
 // Outputs sin E, cos E and 1 - cos E (accurate near E = 0).
 // ---------------------------------------------------------------------------
 
-// Markley's (1995) starting value E0 in single precision, for 0 <= m <= pi,
-// 0 <= e < 1 and ome = 1 - e. The float core uses it, and so does the double
-// core on the device path: there FP64 throughput, not memory, bounds the op
-// (on an H100 the double solve's arithmetic alone took longer than moving its
-// bytes), and the starter needs far less than float's precision (the
-// fifth-order correction below turns a starter error d into O(d^5)), while
-// float division, sqrt and cbrt cost a fraction of their double versions.
 // The starter's division, square root and z^(2/3). With kFast, on a GPU,
 // they are the hardware's approximations (MUFU reciprocal, rsqrt, log2 and
 // exp2: ~1e-6 relative error or better), which the double solve's starter
@@ -351,48 +344,58 @@ KEPLER_HD float reduce_two_pi(float M) {
 // with the fast ones its float32 true-anomaly backward error on the GPU rose
 // from under to just over the 4e-7 bound (4.15e-7). The host always uses the
 // exact forms (so the host test of the device path checks those).
-template <bool kFast>
-KEPLER_HD KEPLER_ALWAYS_INLINE float starter_div(float a, float b) {
+template <bool kFast, typename T>
+KEPLER_HD KEPLER_ALWAYS_INLINE T starter_div(T a, T b) {
 #if defined(__CUDA_ARCH__)
   if (kFast) return __fdividef(a, b);  // b here is in [1, 2) or a product of normal floats
 #endif
   return a / b;
 }
 
-template <bool kFast>
-KEPLER_HD KEPLER_ALWAYS_INLINE float starter_sqrt(float x) {
+template <bool kFast, typename T>
+KEPLER_HD KEPLER_ALWAYS_INLINE T starter_sqrt(T x) {
 #if defined(__CUDA_ARCH__)
-  if (kFast) return x > 0.0f ? x * ::rsqrtf(x) : 0.0f;
+  if (kFast) return x > T(0) ? x * ::rsqrtf(x) : T(0);
 #endif
   return ksqrt_starter(x);
 }
 
-template <bool kFast>
-KEPLER_HD KEPLER_ALWAYS_INLINE float starter_pow_two_thirds(float z) {
+template <bool kFast, typename T>
+KEPLER_HD KEPLER_ALWAYS_INLINE T starter_pow_two_thirds(T z) {
 #if defined(__CUDA_ARCH__)
   if (kFast) return ::exp2f(__log2f(z) * (2.0f / 3.0f));  // z = 0: exp2(-inf) = 0
 #endif
   return pow_two_thirds(z);
 }
 
-template <bool kFast>
-KEPLER_HD KEPLER_ALWAYS_INLINE float markley_starter(float m, float e, float ome) {
-  constexpr float kPi = 3.14159265358979323846f;
-  constexpr double kPiD = 3.14159265358979323846;
-  constexpr float kA0 = static_cast<float>(3.0 * kPiD * kPiD / (kPiD * kPiD - 6.0));
-  constexpr float kA1 = static_cast<float>(1.6 * kPiD / (kPiD * kPiD - 6.0));
-  const float alpha = kA0 + kA1 * starter_div<kFast>(kPi - m, 1.0f + e);
-  const float d = 3.0f * ome + alpha * e;
-  const float ad = alpha * d;
-  const float m2 = m * m;
-  const float q = 2.0f * ad * ome - m2;
-  const float r = (3.0f * ad * (d - ome) + m2) * m;
-  const float q2 = q * q;
-  const float disc = q2 * q + r * r;
-  const float z = r + starter_sqrt<kFast>(select(disc > 0.0f, disc, 0.0f));
-  const float w = starter_pow_two_thirds<kFast>(z);
-  const float den0 = w * w + w * q + q2;
-  return starter_div<kFast>(kfma(2.0f * r, w, m * den0), d * den0);
+// Markley's (1995) starting value E0 for 0 <= m <= pi, 0 <= e < 1 and
+// ome = 1 - e, in T's precision. The float and double cores use it; so does
+// the double core on the device path, in float: there FP64 throughput, not
+// memory, bounds the op (on an H100 the double solve's arithmetic alone took
+// longer than moving its bytes), and the starter needs far less than float's
+// precision (the fifth-order correction turns a starter error d into
+// O(d^5)), while float division, sqrt and cbrt cost a fraction of their
+// double versions.
+template <bool kFast, typename T>
+KEPLER_HD KEPLER_ALWAYS_INLINE T markley_starter(T m, T e, T ome) {
+  static_assert(!kFast || sizeof(T) == sizeof(float), "the fast forms are float's");
+  constexpr double kPiD = 0x1.921fb54442d18p+1;
+  constexpr double kPiSq = kPiD * kPiD;
+  constexpr T kPi = static_cast<T>(kPiD);
+  constexpr T kA0 = static_cast<T>(3.0 * kPiSq / (kPiSq - 6.0));
+  constexpr T kA1 = static_cast<T>(1.6 * kPiD / (kPiSq - 6.0));
+  const T alpha = kA0 + starter_div<kFast>(kA1 * (kPi - m), T(1) + e);
+  const T d = T(3) * ome + alpha * e;
+  const T ad = alpha * d;
+  const T m2 = m * m;
+  const T q = T(2) * ad * ome - m2;
+  const T r = (T(3) * ad * (d - ome) + m2) * m;
+  const T q2 = q * q;
+  const T disc = q2 * q + r * r;
+  const T z = r + starter_sqrt<kFast>(select(disc > T(0), disc, T(0)));
+  const T w = starter_pow_two_thirds<kFast>(z);
+  const T den0 = w * w + w * q + q2;
+  return starter_div<kFast>(kfma(T(2) * r, w, m * den0), d * den0);
 }
 
 KEPLER_HD KEPLER_ALWAYS_INLINE void core(double m, double e, double* sE, double* cE, double* omcE) {
@@ -410,22 +413,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(double m, double e, double* sE, double*
   const double E0 = static_cast<double>(markley_starter<true>(
       static_cast<float>(m), static_cast<float>(e), static_cast<float>(ome)));
 #else
-  constexpr double kPi = 0x1.921fb54442d18p+1;
-  constexpr double kPiSq = kPi * kPi;
-  constexpr double kA0 = 3.0 * kPiSq / (kPiSq - 6.0);
-  constexpr double kA1 = 1.6 * kPi / (kPiSq - 6.0);
-  const double alpha = kA0 + kA1 * (kPi - m) / (1.0 + e);
-  const double d = 3.0 * ome + alpha * e;
-  const double ad = alpha * d;
-  const double m2 = m * m;
-  const double q = 2.0 * ad * ome - m2;
-  const double r = (3.0 * ad * (d - ome) + m2) * m;
-  const double q2 = q * q;
-  const double disc = q2 * q + r * r;
-  const double z = r + ksqrt_starter(select(disc > 0.0, disc, 0.0));
-  const double w = pow_two_thirds(z);
-  const double den0 = w * w + w * q + q2;
-  const double E0 = kfma(2.0 * r, w, m * den0) / (d * den0);
+  const double E0 = markley_starter<false>(m, e, ome);
 #endif
 
   // --- sin / cos of E0 by octant-free reduction to |x| <= pi/4 ---
