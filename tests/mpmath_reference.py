@@ -152,6 +152,7 @@ def _pair_map(fn, M, e, dps):
 
 
 def _ecc_sin_cos(M, e):
+  # M and e: doubles, or mpf (the derivatives evaluate it between doubles).
   E = _ecc_mp(M, e)
   return mpmath.sin(E), mpmath.cos(E)
 
@@ -237,24 +238,11 @@ def _derivative_map(sin_cos, M, e, dps):
   return tuple(o.reshape(shape) for o in out)
 
 
-def _ecc_sin_cos_mpf(m, em):
-  r = _reduce_mp(m)
-  E = _solve_mp(abs(r), em)
-  E = -E if r < 0 else E
-  return mpmath.sin(E), mpmath.cos(E)
-
-
-def _true_sin_cos_mpf(m, em):
-  sE, cE = _ecc_sin_cos_mpf(m, em)
-  den = 1 - em * cE
-  return mpmath.sqrt((1 - em) * (1 + em)) * sE / den, (cE - em) / den
-
-
 def eccentric_anomaly_derivatives(M, e, dps=50):
   """(d sin E/dM, d cos E/dM, d sin E/de, d cos E/de) as float64 arrays."""
-  return _derivative_map(_ecc_sin_cos_mpf, M, e, dps)
+  return _derivative_map(_ecc_sin_cos, M, e, dps)
 
 
 def true_anomaly_derivatives(M, e, dps=50):
   """(d sin f/dM, d cos f/dM, d sin f/de, d cos f/de) as float64 arrays."""
-  return _derivative_map(_true_sin_cos_mpf, M, e, dps)
+  return _derivative_map(_true_sin_cos, M, e, dps)
