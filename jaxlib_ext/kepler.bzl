@@ -31,14 +31,12 @@ def pybind_extension(name, srcs, deps = [], **kwargs):
         visibility = kwargs.get("visibility"),
     )
 
-def package_file(name, src, out = None, **kwargs):
-    """Copies `src` into this package as `out` (default: `name` plus src's extension).
+def package_file(name, src, out, **kwargs):
+    """Copies `src` into this package as `out`.
 
     How compiled modules built under jaxlib_ext/ land inside the Python
     packages that import them (kepler/_lib/, kepler_jax_cuda_plugin/).
     """
-    if out == None:
-        out = name + "." + Label(src).name.rsplit(".", 1)[-1] if "." in Label(src).name else name
     native.genrule(
         name = name,
         srcs = [src],
