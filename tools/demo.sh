@@ -7,8 +7,7 @@ source tools/setup.sh
 
 bazel build //:wheel
 wheel=$(ls bazel-bin/wheel/kepler_jax-*.whl)
-# The interpreter Bazel picked for HERMETIC_PYTHON_VERSION: the wheel's ABI.
-python=$(sed -n 's/^PYTHON_INTERPRETER = "\(.*\)"$/\1/p' "$(bazel info output_base)/external/kepler_python/defs.bzl")
+python=$(bazel_python)
 
 venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT

@@ -17,3 +17,9 @@ fi
 # (third_party/python/repositories.bzl), which fails clearly if it is missing.
 export HERMETIC_PYTHON_VERSION="${HERMETIC_PYTHON_VERSION:-3.12}"
 echo "setup: bazel $(bazel --version 2>/dev/null | head -1), Python $HERMETIC_PYTHON_VERSION"
+
+# The interpreter Bazel picked for HERMETIC_PYTHON_VERSION (the wheels' ABI),
+# read from the repository rule's output; call after a build.
+bazel_python() {
+  sed -n 's/^PYTHON_INTERPRETER = "\(.*\)"$/\1/p' "$(bazel info output_base)/external/kepler_python/defs.bzl"
+}

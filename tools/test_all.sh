@@ -48,7 +48,9 @@ python_leg() {  # bazel test //... and the wheel, for one Python
   source tools/setup.sh || return 1
   local status=0
   bazel test //... || status=1
-  bazel build //:wheel && cp bazel-bin/wheel/*.whl "$dist/" || status=1
+  # The wheel, and the interpreter that built it for tools/wheel_legs.sh.
+  bazel build //:wheel && cp bazel-bin/wheel/*.whl "$dist/" &&
+    bazel_python >"$dist/python-cp${1/./}.txt" || status=1
   return $status
 }
 

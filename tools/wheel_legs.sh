@@ -5,6 +5,8 @@
 #
 #   bash tools/wheel_legs.sh WHEEL_DIR LEG...
 #
+# WHEEL_DIR holds the wheels and, for each Python tag, python-cpXY.txt naming
+# the interpreter Bazel built that wheel with (tools/test_all.sh writes both).
 # LEG is PYTHON:JAX, e.g. 3.12:0.6.0 (the wheel for cpPYTHON from WHEEL_DIR,
 # with jax==JAX and jaxlib==JAX), or PYTHON:JAX:refused, which installs the
 # wheel with --no-deps next to a jax outside the supported range and checks
@@ -18,17 +20,6 @@ wheel_dir=$(realpath "$1")
 shift
 test_pins=(mpmath==1.4.1 absl-py==2.5.1)
 
-python_for() {  # the pyenv interpreter of version $1 (as Bazel's rule finds it)
-  local root=${PYENV_ROOT:-$HOME/.pyenv}
-  if command -v pyenv >/dev/null && pyenv prefix "$1" >/dev/null 2>&1; then
-    echo "$(pyenv prefix "$1")/bin/python$1"
-  elif command -v "python$1" >/dev/null; then
-    command -v "python$1"
-  else
-    ls -d "$root"/versions/"$1".*/bin/python"$1" 2>/dev/null | sort -V | tail -1
-  fi
-}
-
 run_leg() {  # run_leg PYTHON JAX [refused]
   local py_version=$1 jax_version=$2 mode=${3:-tests}
   local tag="cp${py_version/./}"
@@ -36,8 +27,8 @@ run_leg() {  # run_leg PYTHON JAX [refused]
   wheel=$(ls "$wheel_dir"/kepler_jax-*-"$tag"-*.whl 2>/dev/null | head -1)
   [ -n "$wheel" ] || { echo "no $tag wheel in $wheel_dir"; return 1; }
   local python
-  python=$(python_for "$py_version")
-  [ -x "$python" ] || { echo "no Python $py_version"; return 1; }
+  python=$(cat "$wheel_dir/python-$tag.txt" 2>/dev/null)
+  [ -x "$python" ] || { echo "no interpreter for $tag: $wheel_dir/python-$tag.txt"; return 1; }
   local work
   work=$(mktemp -d)
   trap 'rm -rf "$work"' RETURN
