@@ -10,17 +10,20 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include "jaxlib_ext/cpu/kepler_cpu_loops.h"
 #include "tests/device_path_loops.h"
 
 namespace py = pybind11;
 
 namespace {
 
-// Whether this CPU executes FMA instructions, which the "fused" variant is
-// compiled to use on x86-64 (-mfma).
+// Whether this CPU (and OS) executes the FMA instructions that the "fused"
+// variant is compiled to use on x86-64 (-mfma): asked as the CPU module asks
+// for its avx2 loop, which needs FMA (and AVX2, which every FMA CPU but a
+// few AMD ones from 2012-2014 also has; those fail below, loudly).
 bool CpuHasFma() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("fma");
+#if defined(__x86_64__)
+  return kepler_ext::CpuSupports(kepler_ext::CpuIsa::kAvx2);
 #else
   return true;  // aarch64 and the like: FMA is part of the base ISA
 #endif
@@ -55,7 +58,7 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
     throw std::invalid_argument("variant must be 'strict' or 'fused', not '" + variant + "'");
   }
   if (variant == "fused" && !CpuHasFma()) {
-    throw std::runtime_error("the 'fused' variant needs a CPU with FMA, and this one has none");
+    throw std::runtime_error("the 'fused' variant needs a CPU with FMA (checked as FMA and AVX2), and this one has none");
   }
   if (kind != "eccentric" && kind != "true") {
     throw std::invalid_argument("kind must be 'eccentric' or 'true', not '" + kind + "'");

@@ -14,6 +14,8 @@ import zipfile
 from absl.testing import absltest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+# The newest glibc a wheel may need: jaxlib's wheels are manylinux_2_27.
+NEWEST_GLIBC_ALLOWED = (2, 27)
 
 
 def _read(relative):
@@ -132,6 +134,14 @@ class WheelTest(absltest.TestCase):
       tag = name.rsplit("-", 1)[1][:-len(".whl")]
       self.assertIn(f'is consistent with the following platform tag: "{tag}"',
                     " ".join(out.split()), name)
+
+  def test_tag_installs_where_jaxlib_does(self):
+    # The README's promise: manylinux_2_27 or older, as jaxlib's own wheels,
+    # so that every machine that runs jax can install these.
+    for name in self.paths:
+      match = re.search(r"-manylinux_(\d+)_(\d+)_x86_64\.whl$", name)
+      self.assertIsNotNone(match, name)
+      self.assertLessEqual((int(match[1]), int(match[2])), NEWEST_GLIBC_ALLOWED, name)
 
   def test_module_bazel_version_matches_the_package(self):
     module = _read("MODULE.bazel")

@@ -10,6 +10,7 @@ repository in (see tests/embedding/WORKSPACE):
 load("//third_party/python:repositories.bzl", "hermetic_python", "pip_lock_repository")
 load("//third_party/rules_cuda:local_cuda.bzl", "cuda_version_repository", "local_cuda")
 load("//third_party/xla_ffi:repositories.bzl", "xla_ffi_headers")
+load("//third_party/zig:repositories.bzl", "zig_toolchain")
 
 def _vendored_repository_impl(rctx):
     # Lays out a folder of this repository as a repository of its own.
@@ -56,6 +57,18 @@ def kepler_jax_repositories(declare = _maybe):
         sha256 = "b6d85b8d1fd79248b04503517201e72fcbcd3980cf791d37e814709ea50a3c82",
         wheel_platform = "manylinux2014_x86_64",
         wheel_python = "3.12",
+    )
+
+    # The C/C++ toolchain of the wheels: zig's clang, targeting glibc 2.17 with
+    # libc++ linked in (manylinux_2_17). .bazelrc makes it the default.
+    declare(
+        zig_toolchain,
+        name = "kepler_zig",
+        glibc_version = "2.17",
+        # ziglang-0.17.0-py3-none-manylinux_2_12_x86_64.manylinux2010_x86_64.musllinux_1_1_x86_64.whl
+        sha256 = "97079827064a7492cce5541ceb438ae8003ce1e54e399676da2d62fb7a5dc08b",
+        wheel_platform = "manylinux_2_12_x86_64",
+        zig_version = "0.17.0",
     )
 
     declare(hermetic_python, name = "kepler_python")

@@ -33,6 +33,13 @@ namespace {
 template <typename T, bool kTrueAnomaly>
 void SolveLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
                  T* __restrict out_sin, T* __restrict out_cos, size_t n) {
+  // Clang vectorises this loop with one vector of elements in flight, GCC
+  // with several; four in flight hide the latency of the solver's dependent
+  // divides and FMAs (clang AVX-512 float64: 7.5 -> 4.1 ns/solve). GCC
+  // ignores the pragma.
+#if defined(__clang__)
+#pragma clang loop interleave_count(4)
+#endif
   for (size_t i = 0; i < n; ++i) {
     if (kTrueAnomaly) {
       kepler_ext::solve_true(mean_anomaly[i], ecc[i], &out_sin[i],

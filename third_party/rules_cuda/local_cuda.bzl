@@ -15,6 +15,7 @@ cuda_toolkit(
     name = "toolkit",
     path = "{path}",
     version = "{version}",
+    host_compiler = "{host_compiler}",
 )
 
 # Headers of the CUDA runtime API, for host code.
@@ -64,6 +65,18 @@ def _toolkit_version(rctx, path):
             return "%d.%d" % (number // 1000, (number % 1000) // 10)
     fail("%s/include/cuda.h defines no CUDA_VERSION" % path)
 
+def _find_host_compiler(rctx):
+    # For nvcc's -ccbin when Bazel's C++ toolchain is not gcc or clang
+    # (e.g. @kepler_zig): $CUDAHOSTCXX (CMake's name for it), else g++ on PATH.
+    chosen = rctx.os.environ.get("CUDAHOSTCXX", "")
+    if chosen:
+        found = rctx.which(chosen) if "/" not in chosen else rctx.path(chosen)
+        if not found or not found.exists:
+            fail("CUDAHOSTCXX=%s: no such compiler" % chosen)
+        return str(found)
+    found = rctx.which("g++")
+    return str(found) if found else ""
+
 def _local_cuda_impl(rctx):
     path = _find_toolkit(rctx)
     if path:
@@ -74,6 +87,7 @@ def _local_cuda_impl(rctx):
     rctx.file("BUILD.bazel", _BUILD.format(
         path = path,
         version = _toolkit_version(rctx, path),
+        host_compiler = _find_host_compiler(rctx) if path else "",
         includes = '["cuda/include"]' if path else "[]",
         cudart_import = _CUDART_IMPORT if has_cudart else "",
         cudart_dep = '[":cudart_static_lib"]' if has_cudart else "[]",
@@ -82,7 +96,7 @@ def _local_cuda_impl(rctx):
 
 local_cuda = repository_rule(
     implementation = _local_cuda_impl,
-    environ = ["CUDA_PATH"],
+    environ = ["CUDA_PATH", "CUDAHOSTCXX"],
     local = True,
 )
 

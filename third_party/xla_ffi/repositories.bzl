@@ -8,47 +8,32 @@ Python lock of the build holds. The jaxlib version pinned here must equal
 JAX_MIN in kepler/_version.py; tests/version_range_test.py checks it.
 """
 
-load("//third_party/python:repositories.bzl", "find_interpreter", "python_version")
+load("//third_party/python:repositories.bzl", "download_wheel", "find_interpreter", "python_version")
 
 def _xla_ffi_headers_impl(rctx):
     rctx.report_progress("downloading jaxlib %s for its XLA FFI headers" % rctx.attr.jaxlib_version)
 
-    # pip fetches the wheel, hash-checked, as it fetches the Python locks: so
-    # Bazel's own downloader stays unused (--repository_disable_download holds).
+    wheel = download_wheel(
+        rctx,
+        "jaxlib==" + rctx.attr.jaxlib_version,
+        rctx.attr.sha256,
+        rctx.attr.wheel_python,
+        rctx.attr.wheel_platform,
+    )
     python = find_interpreter(rctx, python_version(rctx))
-    rctx.file("requirements.txt", "jaxlib==%s --hash=sha256:%s\n" % (rctx.attr.jaxlib_version, rctx.attr.sha256))
-    result = rctx.execute([
-        python,
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--no-deps",
-        "--require-hashes",
-        "--only-binary=:all:",
-        "--implementation=cp",
-        "--python-version=" + rctx.attr.wheel_python,
-        "--platform=" + rctx.attr.wheel_platform,
-        "--dest=wheel",
-        "-r",
-        "requirements.txt",
-    ], timeout = 1800)
-    if result.return_code != 0:
-        fail("pip download of jaxlib %s failed:\n%s%s" % (rctx.attr.jaxlib_version, result.stdout, result.stderr))
 
     # Only the FFI API headers: the rest of the wheel (~250 MB unpacked) is not needed.
     result = rctx.execute([python, "-c", """
-import glob, sys, zipfile
+import sys, zipfile
 prefix = "jaxlib/include/xla/ffi/api/"
-(wheel,) = glob.glob("wheel/*.whl")
+wheel = sys.argv[1]
 with zipfile.ZipFile(wheel) as z:
   names = [n for n in z.namelist() if n.startswith(prefix) and n.endswith(".h")]
   if not names:
     sys.exit("no " + prefix + "*.h in " + wheel)
   for n in names:
     z.extract(n, ".")
-"""])
+""", str(wheel)])
     if result.return_code != 0:
         fail("unpacking the XLA FFI headers failed:\n" + result.stderr)
     rctx.delete("wheel")

@@ -3,7 +3,10 @@
 The subset of rules_cuda's cuda_library that this repository needs: srcs,
 hdrs, deps, copts (to nvcc), host_copts (to the host compiler), defines,
 local_defines. nvcc runs with Bazel's C++ toolchain compiler as its host
-compiler (-ccbin); the objects are archived with the toolchain's ar, so any
+compiler (-ccbin) when that is gcc or clang, else with the toolkit's
+host_compiler (local_cuda.bzl: $CUDAHOSTCXX or g++): zig's clang, the wheels'
+toolchain, is not one nvcc accepts. Device objects use no C++ library types
+across their interface, so they link with either C++ runtime. The objects are archived with the toolchain's ar, so any
 cc_library or cc_binary can depend on the result.
 """
 
@@ -29,11 +32,22 @@ def _gencode_flags(archs):
         fail("@rules_cuda//cuda:archs is empty")
     return flags
 
+# Compilers nvcc supports as its host compiler, by Bazel's name for them.
+_NVCC_HOST_COMPILERS = ["gcc", "clang"]
+
+def _host_compiler(ctx, cc_toolchain, toolkit):
+    if cc_toolchain.compiler in _NVCC_HOST_COMPILERS:
+        return cc_toolchain.compiler_executable
+    if not toolkit.host_compiler:
+        fail("%s: nvcc cannot use the C++ toolchain's compiler '%s' as its host compiler, and no g++ was found (set CUDAHOSTCXX)" % (ctx.label, cc_toolchain.compiler))
+    return toolkit.host_compiler
+
 def _cuda_library_impl(ctx):
     toolkit = ctx.attr._toolkit[CudaToolkitInfo]
     if not toolkit.path:
         fail("%s needs a CUDA toolkit, and none was found (set CUDA_PATH, or put nvcc on PATH)" % ctx.label)
     cc_toolchain = find_cpp_toolchain(ctx)
+    host_compiler = _host_compiler(ctx, cc_toolchain, toolkit)
     feature_configuration = cc_common.configure_features(
         ctx = ctx,
         cc_toolchain = cc_toolchain,
@@ -54,7 +68,7 @@ def _cuda_library_impl(ctx):
     for src in sources:
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
         args = ctx.actions.args()
-        args.add("-ccbin", cc_toolchain.compiler_executable)
+        args.add("-ccbin", host_compiler)
         args.add_all(["-x", "cu", "-c", "-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
         args.add_all(_gencode_flags(ctx.attr._archs[_FlagInfo].value))
         args.add_all(ctx.attr.host_copts, before_each = "-Xcompiler")

@@ -6,6 +6,7 @@ CudaToolkitInfo = provider(
         "path": "absolute path of the toolkit, '' when none was found",
         "nvcc": "absolute path of nvcc",
         "version": "toolkit version, e.g. '13.0'",
+        "host_compiler": "absolute path of the C++ compiler nvcc runs when Bazel's C++ toolchain is not one nvcc accepts ('' if none)",
     },
 )
 
@@ -14,6 +15,7 @@ def _cuda_toolkit_impl(ctx):
         path = ctx.attr.path,
         nvcc = ctx.attr.path + "/bin/nvcc" if ctx.attr.path else "",
         version = ctx.attr.version,
+        host_compiler = ctx.attr.host_compiler,
     )]
 
 cuda_toolkit = rule(
@@ -21,5 +23,6 @@ cuda_toolkit = rule(
     attrs = {
         "path": attr.string(),
         "version": attr.string(),
+        "host_compiler": attr.string(),
     },
 )

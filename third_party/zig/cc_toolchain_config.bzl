@@ -1,0 +1,99 @@
+"""The CcToolchainConfigInfo of @kepler_zig (see repositories.bzl).
+
+Bazel 4.2.3 fills in its legacy features (include paths, defines, PIC, the
+link's inputs and outputs, archiver flags, user copts and linkopts); this
+adds what differs from them: the tools, the builtin include directories of
+zig's clang, and the flags of the default Linux toolchain that the wheels
+were built with before (NDEBUG and section garbage collection in opt mode),
+plus fixed __DATE__/__TIME__ so that the binaries are reproducible.
+"""
+
+load(
+    "@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl",
+    "feature",
+    "flag_group",
+    "flag_set",
+    "tool_path",
+)
+load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
+
+_COMPILE_ACTIONS = [
+    ACTION_NAMES.c_compile,
+    ACTION_NAMES.cpp_compile,
+    ACTION_NAMES.cpp_header_parsing,
+    ACTION_NAMES.cpp_module_compile,
+    ACTION_NAMES.assemble,
+    ACTION_NAMES.preprocess_assemble,
+]
+
+_LINK_ACTIONS = [
+    ACTION_NAMES.cpp_link_executable,
+    ACTION_NAMES.cpp_link_dynamic_library,
+    ACTION_NAMES.cpp_link_nodeps_dynamic_library,
+]
+
+def _flags(actions, flags):
+    return flag_set(actions = actions, flag_groups = [flag_group(flags = flags)])
+
+def _impl(ctx):
+    tools = {
+        "gcc": "bin/c++",
+        "ar": "bin/ar",
+    }
+    for unused in ["ld", "cpp", "nm", "objcopy", "objdump", "strip", "gcov"]:
+        tools[unused] = "bin/" + unused
+    features = [
+        feature(name = "supports_pic", enabled = True),
+        feature(
+            name = "default_compile_flags",
+            enabled = True,
+            flag_sets = [_flags(_COMPILE_ACTIONS, [
+                "-fno-omit-frame-pointer",
+                "-Wno-builtin-macro-redefined",
+                "-D__DATE__=\"redacted\"",
+                "-D__TIMESTAMP__=\"redacted\"",
+                "-D__TIME__=\"redacted\"",
+            ])],
+        ),
+        feature(
+            name = "opt",
+            flag_sets = [
+                _flags(_COMPILE_ACTIONS, [
+                    "-g0",
+                    "-O2",
+                    "-DNDEBUG",
+                    "-ffunction-sections",
+                    "-fdata-sections",
+                ]),
+                _flags(_LINK_ACTIONS, ["-Wl,--gc-sections"]),
+            ],
+        ),
+        feature(
+            name = "dbg",
+            flag_sets = [_flags(_COMPILE_ACTIONS, ["-g"])],
+        ),
+        feature(name = "fastbuild"),
+    ]
+    return cc_common.create_cc_toolchain_config_info(
+        ctx = ctx,
+        features = features,
+        cxx_builtin_include_directories = [ctx.attr.zig_lib],
+        toolchain_identifier = "kepler-zig-k8",
+        host_system_name = "local",
+        target_system_name = "x86_64-linux-gnu." + ctx.attr.glibc_version,
+        target_cpu = "k8",
+        target_libc = "glibc_" + ctx.attr.glibc_version,
+        compiler = "zig-clang",
+        abi_version = "local",
+        abi_libc_version = "glibc_" + ctx.attr.glibc_version,
+        tool_paths = [tool_path(name = name, path = path) for name, path in tools.items()],
+    )
+
+zig_cc_toolchain_config = rule(
+    implementation = _impl,
+    attrs = {
+        "glibc_version": attr.string(mandatory = True),
+        "zig_lib": attr.string(mandatory = True, doc = "absolute path of zig's lib/ (its headers)"),
+    },
+    provides = [CcToolchainConfigInfo],
+)
