@@ -8,6 +8,7 @@ were built with before (NDEBUG and section garbage collection in opt mode),
 plus fixed __DATE__/__TIME__ so that the binaries are reproducible.
 """
 
+load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 load(
     "@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl",
     "feature",
@@ -15,7 +16,6 @@ load(
     "flag_set",
     "tool_path",
 )
-load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 
 _COMPILE_ACTIONS = [
     ACTION_NAMES.c_compile,
