@@ -54,8 +54,12 @@ python_leg() {  # bazel test //... and the wheel, for one Python
   return $status
 }
 
+have_cuda() {
+  [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null
+}
+
 cuda_leg() {
-  if [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
+  if have_cuda; then
     # Every target, the *_gpu tests included (this fetches the pinned JAX CUDA
     # plugin, about 3 GB); running those needs a GPU.
     bazel build --config=cuda //... && bazel test --config=cuda //tests:wheel_test
@@ -72,6 +76,12 @@ done
 export HERMETIC_PYTHON_VERSION=3.12
 leg "wheels in fresh virtualenvs: $wheel_legs" tools/wheel_legs.sh "$dist" $wheel_legs
 leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
+old_glibc_leg() {  # both wheels' modules where nvcc exists, else the CPU one
+  local flags=()
+  have_cuda && flags=(--config=cuda)
+  tools/old_glibc/run.sh /tmp/bullseye-root "${flags[@]}"
+}
+leg "old glibc: the hermetic build runs in Debian bullseye (glibc 2.31)" old_glibc_leg
 leg "embedding workspace (tests/embedding): bazel test //..." \
   bash -c 'cd tests/embedding && bazel test //...'
 leg "bzlmod: Bazel 7.7.1 --noenable_workspace, and tests/embedding_bzlmod" tools/bazel7/test_bzlmod.sh
