@@ -42,6 +42,9 @@ TARGET_NS = {"float64": 10.0, "float32": 5.0}  # one thread, N = 1e6, solve
 TARGET_JVP_OVERHEAD = 0.20  # jax.jvp of solve vs solve, one thread, N = 1e6
 TARGET_DISPATCH = 1.2  # jit(solve) vs jit(jnp.sin), N = 1
 
+# Our ops: all that a worker for another build of ours times (--compare_with).
+OURS = ("solve", "true_anomaly")
+
 # The columns of the table: (key, header, our op that the ratio divides by).
 COLUMNS = (
     ("solve", "ours: `kepler.solve` (E)", None),
@@ -103,7 +106,7 @@ _Timer = bench_common.Timer
 _inputs = bench_common.inputs
 
 
-def _worker(mode, quick, pin):
+def _worker(mode, quick, pin, ours_only=False):
   cpu = _one_thread(pin) if mode == "one" else None
   os.environ.setdefault("JAX_PLATFORMS", "cpu")
   import jax
@@ -115,6 +118,8 @@ def _worker(mode, quick, pin):
   import kepler
 
   impls = _implementations(jax, jnp, kepler)
+  if ours_only:  # another build of ours (--compare_with): our ops alone
+    impls = {key: impls[key] for key in OURS}
   timer = _Timer(jax, repeats=3 if quick else 9, min_seconds=0.01 if quick else 0.08)
   sizes = SIZES[:2] if quick else SIZES
   big = sizes[-1]
@@ -127,6 +132,7 @@ def _worker(mode, quick, pin):
       "extra": {},
       "agreement": {},
   }
+  result["kepler_module"] = os.path.dirname(kepler.__file__)
   for dtype in DTYPES:
     for n in sizes:
       args = tuple(jax.device_put(x) for x in _inputs(np, dtype, n))
@@ -137,6 +143,8 @@ def _worker(mode, quick, pin):
       }
       result["times"].update(timer(cases))
       print("  [%s] %s N=%d" % (MODE_TITLES[mode], dtype, n), file=sys.stderr, flush=True)
+    if ours_only:
+      continue
 
     # The JVP of solve (both tangents) vs the forward call, at the largest N;
     # the call of one element through jit(solve) vs through jit(jnp.sin).
@@ -158,7 +166,7 @@ def _worker(mode, quick, pin):
 
   # How far each implementation is from the op its ratio divides by (N = 1000):
   # shows that the columns compute the same thing.
-  for dtype in DTYPES:
+  for dtype in DTYPES if not ours_only else ():
     m, e = _inputs(np, dtype, 1000)
     for key, header, ours in COLUMNS:
       fn, dtypes = impls[key]
@@ -209,16 +217,23 @@ def _machine():
   }
 
 
-def _run_worker(mode, quick, pin):
+def _run_worker(mode, quick, pin, other_build=None):
   with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "result.json")
     command = [sys.executable, os.path.abspath(__file__), "--worker", mode, "--json", out]
+    env = None
     if quick:
       command.append("--quick")
     if not pin:
       command.append("--no-pin")
-    print("running the %s worker ..." % MODE_TITLES[mode], file=sys.stderr, flush=True)
-    code = subprocess.run(command, stdout=sys.stderr).returncode
+    if other_build:
+      # That build's kepler/ first on the path: it shadows this build's.
+      command.append("--ours-only")
+      env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+          [other_build] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    print("running the %s worker%s ..." % (
+        MODE_TITLES[mode], " on " + other_build if other_build else ""), file=sys.stderr, flush=True)
+    code = subprocess.run(command, stdout=sys.stderr, env=env).returncode
     if code:
       sys.exit("cpu_benchmark: the %s worker failed (exit %d); its output is above"
                % (MODE_TITLES[mode], code))
@@ -236,7 +251,7 @@ def _status(value, limit):
   return ("met (%#.3gx of the limit)" if factor <= 1 else "MISSED (%#.3gx the limit)") % factor
 
 
-def _report(machine, results, stat, started, wall):
+def _report(machine, results, stat, started, wall, others=(), other_label=""):
   lines = []
   say = lines.append
   versions = results[0]["versions"]
@@ -306,6 +321,26 @@ def _report(machine, results, stat, started, wall):
           "jit(jnp.sin, jnp.cos): %.1f us) | <= %.1fx | %s |" % (
               MODE_TITLES[r["mode"]], dtype, solve_t / sin_t, solve_t * 1e6, sin_t * 1e6,
               sincos_t * 1e6, TARGET_DISPATCH, _status(solve_t / sin_t, TARGET_DISPATCH)))
+  if others:
+    say("")
+    say("## This build of ours against another (--compare_with)")
+    say("")
+    say("The other build: %s, kepler loaded from `%s`; this build's from `%s`. Ratio: "
+        "the other build's time / this build's (> 1: this build is faster)." % (
+            other_label, others[0]["kepler_module"], results[0]["kepler_module"]))
+    say("")
+    say("| threads | dtype | N | op | this build | other build | ratio |")
+    say("|---|---|---|---|---|---|---|")
+    for r, o in zip(results, others):
+      for dtype in DTYPES:
+        for n in SIZES:
+          for key in OURS:
+            name = "%s/%d/%s" % (dtype, n, key)
+            if name in r["times"] and name in o["times"]:
+              mine, theirs = r["times"][name][stat], o["times"][name][stat]
+              say("| %s | %s | %s | `kepler.%s` | %s | %s | %.2fx |" % (
+                  MODE_TITLES[r["mode"]], dtype, "{:,}".format(n), key,
+                  _ns(mine, n), _ns(theirs, n), theirs / mine))
   say("")
   say("Agreement (N = 1,000, max |difference| of sin and cos from the op in the ratio): " + "; ".join(
       "%s %s %.1e" % (key.split("/")[1], key.split("/")[0], v)
@@ -322,13 +357,20 @@ def main():
   parser.add_argument("--no-pin", dest="pin", action="store_false",
                       help="one thread: only XLA_FLAGS, without pinning the worker to one CPU")
   parser.add_argument("--output", help="also write the report to this file")
+  parser.add_argument("--compare_with", metavar="DIR",
+                      help="a folder holding another build's kepler/ package (an unpacked wheel): "
+                           "its ops are timed by workers of their own, interleaved with ours, and "
+                           "reported side by side (benchmarks/compare_toolchains.sh)")
+  parser.add_argument("--compare_label", default="another build",
+                      help="what to call the --compare_with build in the report")
+  parser.add_argument("--ours-only", dest="ours_only", action="store_true", help=argparse.SUPPRESS)
   parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
   parser.add_argument("--json", help=argparse.SUPPRESS)
   args = parser.parse_args()
   _check_python()
 
   if args.worker:
-    result = _worker(args.worker, args.quick, args.pin)
+    result = _worker(args.worker, args.quick, args.pin, args.ours_only)
     with open(args.json, "w") as f:
       json.dump(result, f)
     return
@@ -336,8 +378,15 @@ def main():
   started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
   start = time.perf_counter()
   machine = _machine()
-  results = [_run_worker(mode, args.quick, args.pin) for mode in args.modes.split(",")]
-  report = _report(machine, results, args.stat, started, time.perf_counter() - start)
+  if args.compare_with and not os.path.isdir(os.path.join(args.compare_with, "kepler")):
+    sys.exit("cpu_benchmark: --compare_with %s holds no kepler/ package" % args.compare_with)
+  results, others = [], []
+  for mode in args.modes.split(","):
+    results.append(_run_worker(mode, args.quick, args.pin))
+    if args.compare_with:
+      others.append(_run_worker(mode, args.quick, args.pin, os.path.abspath(args.compare_with)))
+  report = _report(machine, results, args.stat, started, time.perf_counter() - start,
+                   others, args.compare_label)
   print(report)
   if args.output:
     with open(args.output, "w") as f:

@@ -65,7 +65,15 @@ def _impl(ctx):
                     "-ffunction-sections",
                     "-fdata-sections",
                 ]),
-                _flags(_LINK_ACTIONS, ["-Wl,--gc-sections"]),
+                # -O2 on the link too: zig builds the libc++ it links in
+                # with the optimisation level of the link's command line
+                # (none: a debug libc++ with its assertions). zig's libc++
+                # carries debug info (4.5 of a module's 5.7 MB): dropped.
+                _flags(_LINK_ACTIONS, [
+                    "-O2",
+                    "-Wl,--gc-sections",
+                    "-Wl,--strip-debug",
+                ]),
             ],
         ),
         feature(
