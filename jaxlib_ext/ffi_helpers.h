@@ -1,15 +1,16 @@
-// Checks and dtype dispatch shared by the CPU and CUDA FFI handlers, so that
-// both platforms accept and reject exactly the same buffers.
-#ifndef KEPLER_JAXLIB_EXT_FFI_HELPERS_H_
-#define KEPLER_JAXLIB_EXT_FFI_HELPERS_H_
+// Checks and dtype dispatch shared by every op's CPU and CUDA FFI handlers,
+// so that both platforms accept and reject exactly the same buffers.
+#ifndef JAXLIB_EXT_FFI_HELPERS_H_
+#define JAXLIB_EXT_FFI_HELPERS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
 #include "xla/ffi/api/ffi.h"
 
-namespace kepler_ext {
+namespace jaxext {
 
 namespace ffi = xla::ffi;
 
@@ -21,28 +22,38 @@ inline std::string ShapeString(ffi::AnyBuffer::Dimensions dims) {
   return out + (dims.size() == 1 ? ",)" : ")");
 }
 
-// Both inputs and both outputs must have one shape and one dtype: the Python
-// layer broadcasts and promotes before it calls the FFI target.
-inline ffi::Error CheckSameShapeAndType(const ffi::AnyBuffer& mean_anomaly,
-                                        const ffi::AnyBuffer& ecc,
-                                        const ffi::AnyBuffer& out_a,
-                                        const ffi::AnyBuffer& out_b) {
-  const ffi::AnyBuffer* others[] = {&ecc, &out_a, &out_b};
-  const char* names[] = {"eccentricity", "first output", "second output"};
-  for (int i = 0; i < 3; ++i) {
-    const auto want = mean_anomaly.dimensions();
-    const auto got = others[i]->dimensions();
-    bool same = want.size() == got.size();
-    for (size_t d = 0; same && d < want.size(); ++d) same = want[d] == got[d];
-    if (!same) {
+inline bool SameShape(ffi::AnyBuffer::Dimensions a,
+                      ffi::AnyBuffer::Dimensions b) {
+  if (a.size() != b.size()) return false;
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (a[d] != b[d]) return false;
+  }
+  return true;
+}
+
+// A buffer with the name the error messages give it.
+struct Named {
+  const char* name;
+  const ffi::AnyBuffer& buffer;
+};
+
+// Every buffer must have the first one's shape and dtype (elementwise inputs
+// and outputs: the Python layer broadcasts and promotes before it calls the
+// FFI target, so a mismatch here is a caller's bug). `op` prefixes messages.
+inline ffi::Error CheckSameShapeAndType(const char* op,
+                                        std::initializer_list<Named> buffers) {
+  const Named& first = *buffers.begin();
+  for (const Named& other : buffers) {
+    if (!SameShape(first.buffer.dimensions(), other.buffer.dimensions())) {
       return ffi::Error::InvalidArgument(
-          std::string("kepler: mean_anomaly has shape ") + ShapeString(want) +
-          " but " + names[i] + " has shape " + ShapeString(got));
+          std::string(op) + ": " + first.name + " has shape " +
+          ShapeString(first.buffer.dimensions()) + " but " + other.name +
+          " has shape " + ShapeString(other.buffer.dimensions()));
     }
-    if (others[i]->element_type() != mean_anomaly.element_type()) {
-      return ffi::Error::InvalidArgument(
-          std::string("kepler: ") + names[i] +
-          " has a different dtype from mean_anomaly");
+    if (other.buffer.element_type() != first.buffer.element_type()) {
+      return ffi::Error::InvalidArgument(std::string(op) + ": " + other.name +
+                                         " has a different dtype from " +
+                                         first.name);
     }
   }
   return ffi::Error::Success();
@@ -51,7 +62,7 @@ inline ffi::Error CheckSameShapeAndType(const ffi::AnyBuffer& mean_anomaly,
 // Calls fn(T{}) with T the C++ type of `dtype`: the one place that lists the
 // dtypes the kernels support.
 template <typename Fn>
-ffi::Error DispatchFloat(ffi::DataType dtype, Fn&& fn) {
+ffi::Error DispatchFloat(const char* op, ffi::DataType dtype, Fn&& fn) {
   switch (dtype) {
     case ffi::DataType::F32:
       return fn(float{});
@@ -59,12 +70,12 @@ ffi::Error DispatchFloat(ffi::DataType dtype, Fn&& fn) {
       return fn(double{});
     default:
       return ffi::Error::InvalidArgument(
-          "kepler: unsupported dtype (XLA element type " +
+          std::string(op) + ": unsupported dtype (XLA element type " +
           std::to_string(static_cast<int>(dtype)) +
           "); the kernels support float32 and float64");
   }
 }
 
-}  // namespace kepler_ext
+}  // namespace jaxext
 
-#endif  // KEPLER_JAXLIB_EXT_FFI_HELPERS_H_
+#endif  // JAXLIB_EXT_FFI_HELPERS_H_

@@ -8,37 +8,13 @@ runs wherever its inputs live.
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-_TARGET = "kepler_solve"
+from kepler import _elementwise
+from kepler._lib import _kepler_cpu
 
-# The dtypes the kernels compute in; narrower floats are computed in float32.
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _prepare(op_name, mean_anomaly, eccentricity):
-  """Checks dtypes, promotes and broadcasts like a jnp binary op."""
-  args = []
-  for label, x in (("mean_anomaly", mean_anomaly), ("eccentricity", eccentricity)):
-    dtype = jnp.result_type(x)
-    if not (jnp.issubdtype(dtype, jnp.floating) or jnp.issubdtype(dtype, jnp.integer)):
-      raise TypeError(
-          f"kepler.{op_name}: {label} has dtype {dtype}; expected a real "
-          "floating-point or integer dtype")
-    args.append(x)
-  dtype = np.dtype(jnp.result_type(*args))
-  if not jnp.issubdtype(dtype, jnp.floating):
-    # Integers promote to the float dtype that jnp.sin gives them.
-    dtype = np.dtype(jax.eval_shape(jnp.sin, jax.ShapeDtypeStruct((), dtype)).dtype)
-  try:
-    shape = np.broadcast_shapes(np.shape(mean_anomaly), np.shape(eccentricity))
-  except ValueError:
-    raise ValueError(
-        f"kepler.{op_name}: shapes {np.shape(mean_anomaly)} (mean_anomaly) and "
-        f"{np.shape(eccentricity)} (eccentricity) do not broadcast") from None
-  compute = dtype if dtype in _KERNEL_DTYPES else np.dtype(np.float32)
-  m, e = (jnp.broadcast_to(jnp.asarray(x, compute), shape) for x in args)
-  return m, e, dtype
+# The FFI target, named in jaxlib_ext/ffi_targets.h (the CPU module hands the
+# names over).
+_TARGET = _kepler_cpu.TARGET_NAMES["KeplerSolve"]
 
 
 def _ffi(true_anomaly):
@@ -104,7 +80,8 @@ def _one_plus_e_cos(e, sin_x, cos_x):
 
 def _public(op_name, impl):
   def op(mean_anomaly, eccentricity):
-    m, e, dtype = _prepare(op_name, mean_anomaly, eccentricity)
+    (m, e), _, dtype = _elementwise.prepare(
+        op_name, (("mean_anomaly", mean_anomaly), ("eccentricity", eccentricity)))
     sin_x, cos_x = impl(m, e)
     return sin_x.astype(dtype), cos_x.astype(dtype)
   return op

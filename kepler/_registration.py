@@ -46,11 +46,15 @@ def register():
   for name, capsule in cpu_targets.items():
     jax.ffi.register_ffi_target(name, capsule, platform="cpu")
   plugin, problem = _load_cuda_plugin()
-  if plugin is not None:
-    for name, capsule in plugin.registrations().items():
-      jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
-    return plugin
-  _kepler_cpu.set_gpu_unavailable_message(problem)
-  for name in cpu_targets:
-    jax.ffi.register_ffi_target(name, _kepler_cpu.gpu_unavailable_handler(), platform="CUDA")
-  return None
+  cuda_targets = plugin.registrations() if plugin is not None else {}
+  for name, capsule in cuda_targets.items():
+    jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+  # Every target the plugin does not serve (all of them without a plugin)
+  # gets the stand-in, so that GPU arrays fail with a message, not a crash.
+  missing = [name for name in cpu_targets if name not in cuda_targets]
+  if missing:
+    _kepler_cpu.set_gpu_unavailable_message(
+        problem or f"kepler: the installed CUDA plugin has no CUDA kernel for {missing}")
+    for name in missing:
+      jax.ffi.register_ffi_target(name, _kepler_cpu.gpu_unavailable_handler(), platform="CUDA")
+  return plugin

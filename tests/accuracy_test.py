@@ -16,8 +16,8 @@ it off, float64 inputs are computed in float32, as everywhere in JAX: the
 float64 cases then check that the outputs are float32 and meet the float32
 bounds on float32's domain, against the reference at the demoted inputs.
 
---cpu_isa=baseline|avx2|avx512 runs the whole file with that solve-loop
-variant (KEPLER_CPU_ISA) on the CPU backend; on a CPU that lacks the variant
+--cpu_isa=NAME (one of _kepler_cpu.cpu_isas(): baseline, avx2, avx512) runs
+the whole file with that loop variant (KEPLER_CPU_ISA) on the CPU backend; on a CPU that lacks the variant
 it fails, since that variant cannot be checked there.
 ThreadingTest checks that a large input, split across threads by the CPU
 handler, gives the same bits as small single-threaded calls.
@@ -37,9 +37,9 @@ from kepler._lib import _kepler_cpu
 from tests import accuracy_cases as cases
 from tests import mpmath_reference as ref
 
-_CPU_ISA = flags.DEFINE_enum(
-    "cpu_isa", "auto", ["auto", "baseline", "avx2", "avx512"],
-    "Solve-loop variant to test (sets KEPLER_CPU_ISA).")
+_CPU_ISA = flags.DEFINE_string(
+    "cpu_isa", "auto", "Loop variant to test (sets KEPLER_CPU_ISA): auto or one of "
+    "_kepler_cpu.cpu_isas().")
 
 DTYPES = (("float64", np.float64), ("float32", np.float32))
 OPS = {
@@ -51,6 +51,8 @@ OPS = {
 
 def setUpModule():
   if _CPU_ISA.value != "auto":
+    if _CPU_ISA.value not in _kepler_cpu.cpu_isas():
+      raise ValueError(f"--cpu_isa={_CPU_ISA.value}: not one of {_kepler_cpu.cpu_isas()}")
     if jax.default_backend() != "cpu":
       raise ValueError("--cpu_isa only concerns the CPU backend")
     os.environ["KEPLER_CPU_ISA"] = _CPU_ISA.value

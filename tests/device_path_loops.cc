@@ -1,6 +1,6 @@
 // The solve loop over the solver's device path; see device_path_loops.h.
 //
-// Compiled with KEPLER_DEVICE_PATH=1, so kepler_solver.h takes the branches
+// Compiled with JAXEXT_DEVICE_PATH=1, so kepler_solver.h takes the branches
 // the CUDA kernel takes (::fma, ::rint, ::sqrt, ::cbrt, plain selects)
 // instead of the host's bit-level ones, and KEPLER_DEVICE_PATH_VARIANT naming
 // the namespace of this compilation (strict or fused).
@@ -16,10 +16,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "jaxlib_ext/host_device.h"
 #include "tests/device_path_loops.h"
 
-#if !defined(KEPLER_DEVICE_PATH) || !KEPLER_DEVICE_PATH
-#error "compile with KEPLER_DEVICE_PATH=1 (see tests/BUILD.bazel)"
+#if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
+#error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"
 #endif
 #ifndef KEPLER_DEVICE_PATH_VARIANT
 #error "KEPLER_DEVICE_PATH_VARIANT must name the variant (see tests/BUILD.bazel)"

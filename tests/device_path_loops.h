@@ -1,4 +1,4 @@
-// The solver's device path (KEPLER_DEVICE_PATH=1: the code the CUDA kernel
+// The solver's device path (JAXEXT_DEVICE_PATH=1: the code the CUDA kernel
 // runs) compiled for the host, for tests/device_path_test.py. Test-only.
 //
 // tests/BUILD.bazel compiles device_path_loops.cc twice, once per way a

@@ -10,7 +10,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include "jaxlib_ext/cpu/kepler_cpu_loops.h"
+#include "jaxlib_ext/cpu/cpu_isa.h"
 #include "tests/device_path_loops.h"
 
 namespace py = pybind11;
@@ -18,12 +18,17 @@ namespace py = pybind11;
 namespace {
 
 // Whether this CPU (and OS) executes the FMA instructions that the "fused"
-// variant is compiled to use on x86-64 (-mfma): asked as the CPU module asks
-// for its avx2 loop, which needs FMA (and AVX2, which every FMA CPU but a
-// few AMD ones from 2012-2014 also has; those fail below, loudly).
+// variant is compiled to use on x86-64 (-mfma): some variant of the CPU
+// loops that needs FMA is supported.
 bool CpuHasFma() {
 #if defined(__x86_64__)
-  return kepler_ext::CpuSupports(kepler_ext::CpuIsa::kAvx2);
+  for (jaxext::CpuIsa isa : jaxext::kAllCpuIsas) {
+    if ((jaxext::CpuIsaFeatures(isa) & jaxext::kCpuFeature_fma) &&
+        jaxext::CpuSupports(isa)) {
+      return true;
+    }
+  }
+  return false;
 #else
   return true;  // aarch64 and the like: FMA is part of the base ISA
 #endif
@@ -58,7 +63,7 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
     throw std::invalid_argument("variant must be 'strict' or 'fused', not '" + variant + "'");
   }
   if (variant == "fused" && !CpuHasFma()) {
-    throw std::runtime_error("the 'fused' variant needs a CPU with FMA (checked as FMA and AVX2), and this one has none");
+    throw std::runtime_error("the 'fused' variant needs a CPU with FMA, and this one has none");
   }
   if (kind != "eccentric" && kind != "true") {
     throw std::invalid_argument("kind must be 'eccentric' or 'true', not '" + kind + "'");
@@ -84,7 +89,7 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
 }  // namespace
 
 PYBIND11_MODULE(_device_path, m) {
-  m.doc() = "kepler_solver.h's device path (KEPLER_DEVICE_PATH=1) on the host.";
+  m.doc() = "kepler_solver.h's device path (JAXEXT_DEVICE_PATH=1) on the host.";
   m.def("solve", &Solve, py::arg("variant"), py::arg("kind"),
         py::arg("mean_anomaly"), py::arg("eccentricity"),
         "(sin, cos) of the eccentric (kind='eccentric') or true (kind='true') "

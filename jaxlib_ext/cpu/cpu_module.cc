@@ -7,17 +7,26 @@
 
 #include <pybind11/pybind11.h>
 
+#include "jaxlib_ext/cpu/cpu_isa.h"
 #include "jaxlib_ext/cpu/kepler_cpu.h"
-#include "jaxlib_ext/cpu/kepler_cpu_loops.h"
+#include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/gpu_unavailable.h"
 
 PYBIND11_MODULE(_kepler_cpu, m) {
   m.def("registrations", []() {
     pybind11::dict targets;
-    targets["kepler_solve"] =
-        pybind11::capsule(reinterpret_cast<void*>(&KeplerSolveCpu));
+#define JAXEXT_REGISTER_(name, Handler) \
+  targets[name] = pybind11::capsule(reinterpret_cast<void*>(&Handler##Cpu));
+    JAXEXT_FFI_TARGETS(JAXEXT_REGISTER_)
+#undef JAXEXT_REGISTER_
     return targets;
   });
+  // {Handler: target name} for the Python side's jax.ffi.ffi_call.
+  pybind11::dict names;
+#define JAXEXT_NAME_(name, Handler) names[#Handler] = name;
+  JAXEXT_FFI_TARGETS(JAXEXT_NAME_)
+#undef JAXEXT_NAME_
+  m.attr("TARGET_NAMES") = names;
   m.def(
       "gpu_unavailable_handler",
       []() { return pybind11::capsule(reinterpret_cast<void*>(&KeplerGpuUnavailable)); },
@@ -28,23 +37,34 @@ PYBIND11_MODULE(_kepler_cpu, m) {
   m.def(
       "cpu_isa",
       []() {
-        const kepler_ext::IsaChoice& choice = kepler_ext::ActiveCpuIsa();
+        const jaxext::IsaChoice& choice = jaxext::ActiveCpuIsa();
         if (!choice.error.empty()) throw std::invalid_argument(choice.error);
-        return kepler_ext::CpuIsaName(choice.isa);
+        return jaxext::CpuIsaName(choice.isa);
       },
-      "The instruction-set variant of the solve loop in use: 'baseline', "
-      "'avx2' or 'avx512' (KEPLER_CPU_ISA overrides the default, the best "
-      "one the CPU supports). Raises ValueError if KEPLER_CPU_ISA is invalid.");
+      "The instruction-set variant of the CPU loops in use (see "
+      "cpu_isas(); KEPLER_CPU_ISA overrides the default, the best one the "
+      "CPU supports). Raises ValueError if KEPLER_CPU_ISA is invalid.");
+  m.def(
+      "cpu_isas",
+      []() {
+        pybind11::list names;
+        for (jaxext::CpuIsa isa : jaxext::kAllCpuIsas) {
+          names.append(jaxext::CpuIsaName(isa));
+        }
+        return names;
+      },
+      "Every instruction-set variant the loops are compiled for, from the "
+      "least to the most demanding (jaxlib_ext/cpu/cpu_isa.bzl).");
   m.def(
       "supported_cpu_isas",
       []() {
         pybind11::list names;
-        for (kepler_ext::CpuIsa isa : kepler_ext::kAllCpuIsas) {
-          if (kepler_ext::CpuSupports(isa)) {
-            names.append(kepler_ext::CpuIsaName(isa));
+        for (jaxext::CpuIsa isa : jaxext::kAllCpuIsas) {
+          if (jaxext::CpuSupports(isa)) {
+            names.append(jaxext::CpuIsaName(isa));
           }
         }
         return names;
       },
-      "The solve-loop variants this CPU can run.");
+      "The variants of cpu_isas() this CPU can run.");
 }

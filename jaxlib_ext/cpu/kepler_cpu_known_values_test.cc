@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "jaxlib_ext/cpu/cpu_isa.h"
 #include "jaxlib_ext/cpu/kepler_cpu_loops.h"
 
 namespace kepler_ext {
@@ -70,8 +71,8 @@ int g_failed = 0;
 int g_passed = 0;
 
 template <typename T>
-void CheckVariant(CpuIsa isa) {
-  const SolveLoop<T> loop = LoopsFor(isa).get(T());
+void CheckVariant(jaxext::CpuIsa isa) {
+  const SolveLoop<T> loop = LoopsForIsa(isa).get(T());
   const size_t n = sizeof(kKnown) / sizeof(kKnown[0]);
   std::vector<T> m(n), e(n), out_sin(n), out_cos(n);
   for (size_t i = 0; i < n; ++i) {
@@ -103,7 +104,7 @@ void CheckVariant(CpuIsa isa) {
     }
     const bool ok = worst <= 1;
     std::printf("[%s] %s %s %s: worst error %.3g of its tolerance, at M=%g e=%g\n",
-                ok ? "PASS" : "FAIL", CpuIsaName(isa),
+                ok ? "PASS" : "FAIL", jaxext::CpuIsaName(isa),
                 sizeof(T) == 8 ? "float64" : "float32",
                 true_anomaly ? "true anomaly" : "eccentric anomaly", worst,
                 kKnown[worst_i].mean_anomaly, kKnown[worst_i].ecc);
@@ -115,13 +116,16 @@ void CheckVariant(CpuIsa isa) {
 }  // namespace kepler_ext
 
 int main() {
-  using namespace kepler_ext;
+  using kepler_ext::CheckVariant;
+  using kepler_ext::g_failed;
+  using kepler_ext::g_passed;
+  using namespace jaxext;
   std::printf("glibc %s; the handler's variant here: %s\n", gnu_get_libc_version(),
               CpuIsaName(ActiveCpuIsa().isa));
   int skipped = 0;
   for (CpuIsa isa : kAllCpuIsas) {
     if (!CpuSupports(isa)) {
-      std::printf("[SKIP] %s: this CPU lacks it (not counted as passed)\n", CpuIsaName(isa));
+      std::printf("[SKIP] %s: this CPU lacks it (not counted as passed)\n", jaxext::CpuIsaName(isa));
       ++skipped;
       continue;
     }

@@ -1,7 +1,7 @@
 // The solve loop, written once. BUILD.bazel compiles this file once per
-// instruction-set variant, with that variant's -m flags and with
-// KEPLER_ISA_NAMESPACE naming the namespace that holds its entry point
-// (isa_baseline, isa_avx2, isa_avx512).
+// instruction-set variant (per_isa_cc_library, jaxlib_ext/cpu/cpu_isa.bzl),
+// with that variant's -m flags and with JAXEXT_ISA_NAMESPACE naming the
+// namespace that holds its entry point (isa_baseline, isa_avx2, ...).
 //
 // The solver header picks its code paths from the target macros (__FMA__,
 // __AVX__, ...), so each variant must be its own translation unit: the
@@ -17,14 +17,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/cpu/kepler_cpu_loops.h"
 
-#ifndef KEPLER_ISA_NAMESPACE
-#error "KEPLER_ISA_NAMESPACE must name the variant (see BUILD.bazel)"
+#ifndef JAXEXT_ISA_NAMESPACE
+#error "JAXEXT_ISA_NAMESPACE must name the variant (see cpu_isa.bzl)"
 #endif
 
 namespace kepler_ext {
-namespace KEPLER_ISA_NAMESPACE {
+namespace JAXEXT_ISA_NAMESPACE {
 namespace {
 
 #include "jaxlib_ext/solver/kepler_solver.h"
@@ -68,5 +69,5 @@ const SolveLoops& Loops() {
   return kLoops;
 }
 
-}  // namespace KEPLER_ISA_NAMESPACE
+}  // namespace JAXEXT_ISA_NAMESPACE
 }  // namespace kepler_ext

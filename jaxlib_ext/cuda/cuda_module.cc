@@ -3,11 +3,15 @@
 #include <pybind11/pybind11.h>
 
 #include "jaxlib_ext/cuda/kepler_cuda.h"
+#include "jaxlib_ext/ffi_targets.h"
 
 PYBIND11_MODULE(_kepler_cuda, m) {
   m.def("registrations", []() {
     pybind11::dict targets;
-    targets["kepler_solve"] = pybind11::capsule(reinterpret_cast<void*>(&KeplerSolveCuda));
+#define JAXEXT_REGISTER_(name, Handler) \
+  targets[name] = pybind11::capsule(reinterpret_cast<void*>(&Handler##Cuda));
+    JAXEXT_FFI_TARGETS(JAXEXT_REGISTER_)
+#undef JAXEXT_REGISTER_
     return targets;
   });
   m.attr("cuda_version") = KEPLER_CUDA_VERSION;

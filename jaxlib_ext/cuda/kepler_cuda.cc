@@ -11,14 +11,20 @@
 namespace kepler_ext {
 namespace {
 
+namespace ffi = xla::ffi;
+
 ffi::Error KeplerSolveCudaImpl(cudaStream_t stream, ffi::AnyBuffer mean_anomaly,
                                ffi::AnyBuffer ecc, ffi::Result<ffi::AnyBuffer> out_sin,
                                ffi::Result<ffi::AnyBuffer> out_cos, bool true_anomaly) {
-  if (ffi::Error err = CheckSameShapeAndType(mean_anomaly, ecc, *out_sin, *out_cos);
+  if (ffi::Error err = jaxext::CheckSameShapeAndType(
+          "kepler", {{"mean_anomaly", mean_anomaly},
+                     {"eccentricity", ecc},
+                     {"first output", *out_sin},
+                     {"second output", *out_cos}});
       err.failure()) {
     return err;
   }
-  return DispatchFloat(mean_anomaly.element_type(), [&](auto zero) {
+  return jaxext::DispatchFloat("kepler", mean_anomaly.element_type(), [&](auto zero) {
     using T = decltype(zero);
     const kepler_kernel::Params<T> params{
         mean_anomaly.typed_data<T>(), ecc.typed_data<T>(), out_sin->typed_data<T>(),

@@ -31,44 +31,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KEPLER_HD __host__ __device__ __forceinline__
-#else
-#define KEPLER_HD inline
-#endif
-
-// The solver must be fully inlined into the caller's loop for g++ to
-// auto-vectorise it; the body is too large for g++'s default heuristics.
-#if !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
-#define KEPLER_ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define KEPLER_ALWAYS_INLINE
-#endif
-
-// KEPLER_DEVICE_PATH selects the CUDA-device implementations of the helpers
-// (it may be predefined to 1 to exercise that path on the host in tests).
-#if !defined(KEPLER_DEVICE_PATH)
-#if defined(__CUDA_ARCH__)
-#define KEPLER_DEVICE_PATH 1
-#else
-#define KEPLER_DEVICE_PATH 0
-#endif
-#endif
-
-// The device path calls the C math functions in the global namespace (::fma,
-// ::rint, ::sqrt, ::cbrt, ::fabs and their float forms). nvcc declares them
-// for device code itself; a host compiler running that path (tests) needs
-// <math.h>, the header that declares them in the global namespace.
-#if KEPLER_DEVICE_PATH && !defined(__CUDACC__)
-#include <math.h>
-#endif
-
-#if KEPLER_DEVICE_PATH || defined(__FMA__) || defined(__FP_FAST_FMA) || \
-    defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
-#define KEPLER_HAS_HW_FMA 1
-#else
-#define KEPLER_HAS_HW_FMA 0
-#endif
+#include "jaxlib_ext/host_device.h"
 
 namespace kepler_ext {
 namespace detail {
@@ -77,43 +40,43 @@ namespace detail {
 // Elementary helpers (all branch-free; vectorisable by g++ without fast-math).
 // ---------------------------------------------------------------------------
 
-KEPLER_HD KEPLER_ALWAYS_INLINE double kfma(double a, double b, double c) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double kfma(double a, double b, double c) {
+#if JAXEXT_DEVICE_PATH
   return ::fma(a, b, c);
-#elif KEPLER_HAS_HW_FMA
+#elif JAXEXT_HAS_HW_FMA
   return __builtin_fma(a, b, c);
 #else
   return a * b + c;
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE float kfma(float a, float b, float c) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float kfma(float a, float b, float c) {
+#if JAXEXT_DEVICE_PATH
   return ::fmaf(a, b, c);
-#elif KEPLER_HAS_HW_FMA
+#elif JAXEXT_HAS_HW_FMA
   return __builtin_fmaf(a, b, c);
 #else
   return a * b + c;
 #endif
 }
 
-#if !KEPLER_DEVICE_PATH
-KEPLER_HD KEPLER_ALWAYS_INLINE std::uint64_t bits_of(double x) {
+#if !JAXEXT_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE std::uint64_t bits_of(double x) {
   std::uint64_t u;
   __builtin_memcpy(&u, &x, sizeof u);
   return u;
 }
-KEPLER_HD KEPLER_ALWAYS_INLINE double double_of(std::uint64_t u) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double double_of(std::uint64_t u) {
   double x;
   __builtin_memcpy(&x, &u, sizeof x);
   return x;
 }
-KEPLER_HD KEPLER_ALWAYS_INLINE std::uint32_t bits_of(float x) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE std::uint32_t bits_of(float x) {
   std::uint32_t u;
   __builtin_memcpy(&u, &x, sizeof u);
   return u;
 }
-KEPLER_HD KEPLER_ALWAYS_INLINE float float_of(std::uint32_t u) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float float_of(std::uint32_t u) {
   float x;
   __builtin_memcpy(&x, &u, sizeof x);
   return x;
@@ -132,8 +95,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float float_of(std::uint32_t u) {
 #define KEPLER_BITWISE_SELECT 0
 #endif
 #endif
-KEPLER_HD KEPLER_ALWAYS_INLINE double select(bool c, double a, double b) {
-#if KEPLER_DEVICE_PATH || !KEPLER_BITWISE_SELECT
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double select(bool c, double a, double b) {
+#if JAXEXT_DEVICE_PATH || !KEPLER_BITWISE_SELECT
   return c ? a : b;
 #else
   const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(c);
@@ -141,8 +104,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double select(bool c, double a, double b) {
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE float select(bool c, float a, float b) {
-#if KEPLER_DEVICE_PATH || !KEPLER_BITWISE_SELECT
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float select(bool c, float a, float b) {
+#if JAXEXT_DEVICE_PATH || !KEPLER_BITWISE_SELECT
   return c ? a : b;
 #else
   const std::uint32_t m = std::uint32_t{0} - static_cast<std::uint32_t>(c);
@@ -150,16 +113,16 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float select(bool c, float a, float b) {
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE double kabs(double x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double kabs(double x) {
+#if JAXEXT_DEVICE_PATH
   return ::fabs(x);
 #else
   return __builtin_fabs(x);
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE float kabs(float x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float kabs(float x) {
+#if JAXEXT_DEVICE_PATH
   return ::fabsf(x);
 #else
   return __builtin_fabsf(x);
@@ -167,8 +130,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float kabs(float x) {
 }
 
 // Round to nearest integer (ties to even); exact for |x| < 2^51.
-KEPLER_HD KEPLER_ALWAYS_INLINE double krint(double x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double krint(double x) {
+#if JAXEXT_DEVICE_PATH
   return ::rint(x);
 #else
   constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52
@@ -177,8 +140,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double krint(double x) {
 #endif
 }
 
-KEPLER_HD float krint(float x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD float krint(float x) {
+#if JAXEXT_DEVICE_PATH
   return ::rintf(x);
 #else
   constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
@@ -187,11 +150,11 @@ KEPLER_HD float krint(float x) {
 #endif
 }
 
-#if !KEPLER_DEVICE_PATH
+#if !JAXEXT_DEVICE_PATH
 // 1/sqrt(x) on the host: the classic bit-pattern guess refined by kSteps
 // Newton steps (each roughly doubles the correct digits).
 template <int kSteps>
-KEPLER_ALWAYS_INLINE inline double rsqrt_newton(double x) {
+JAXEXT_ALWAYS_INLINE inline double rsqrt_newton(double x) {
   double y = double_of(0x5FE6EB50C7B537A9ull - (bits_of(x) >> 1));
   const double hx = 0.5 * x;
   for (int i = 0; i < kSteps; ++i) y = y * (1.5 - hx * y * y);
@@ -199,7 +162,7 @@ KEPLER_ALWAYS_INLINE inline double rsqrt_newton(double x) {
 }
 
 template <int kSteps>
-KEPLER_ALWAYS_INLINE inline float rsqrt_newton(float x) {
+JAXEXT_ALWAYS_INLINE inline float rsqrt_newton(float x) {
   float y = float_of(0x5F375A86u - (bits_of(x) >> 1));
   const float hx = 0.5f * x;
   for (int i = 0; i < kSteps; ++i) y = y * (1.5f - hx * y * y);
@@ -210,8 +173,8 @@ KEPLER_ALWAYS_INLINE inline float rsqrt_newton(float x) {
 // sqrt for x >= 0 (x is always finite and non-negative at the call sites).
 // Host: rsqrt_newton + one residual correction (<= ~1 ulp with FMA), so that
 // no errno-setting libm call appears in the loop.
-KEPLER_HD KEPLER_ALWAYS_INLINE double ksqrt(double x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double ksqrt(double x) {
+#if JAXEXT_DEVICE_PATH
   return ::sqrt(x);
 #else
   const double y = rsqrt_newton<4>(x);
@@ -220,8 +183,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double ksqrt(double x) {
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE float ksqrt(float x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float ksqrt(float x) {
+#if JAXEXT_DEVICE_PATH
   return ::sqrtf(x);
 #else
   const float y = rsqrt_newton<3>(x);
@@ -231,16 +194,16 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float ksqrt(float x) {
 }
 
 // Low-accuracy sqrt for the starter (relative error ~3e-11 / ~5e-6).
-KEPLER_HD KEPLER_ALWAYS_INLINE double ksqrt_starter(double x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double ksqrt_starter(double x) {
+#if JAXEXT_DEVICE_PATH
   return ::sqrt(x);
 #else
   return x * rsqrt_newton<3>(x);
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE float ksqrt_starter(float x) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float ksqrt_starter(float x) {
+#if JAXEXT_DEVICE_PATH
   return ::sqrtf(x);
 #else
   return x * rsqrt_newton<2>(x);
@@ -248,8 +211,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float ksqrt_starter(float x) {
 }
 
 // z^(2/3) for z in roughly [1e-22, 1e5] (the starter's range).
-KEPLER_HD KEPLER_ALWAYS_INLINE double pow_two_thirds(double z) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double pow_two_thirds(double z) {
+#if JAXEXT_DEVICE_PATH
   const double c = ::cbrt(z);
   return c * c;
 #else
@@ -266,8 +229,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double pow_two_thirds(double z) {
 #endif
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE float pow_two_thirds(float z) {
-#if KEPLER_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float pow_two_thirds(float z) {
+#if JAXEXT_DEVICE_PATH
   const float c = ::cbrtf(z);
   return c * c;
 #else
@@ -283,11 +246,11 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float pow_two_thirds(float z) {
 // ---------------------------------------------------------------------------
 // Range reduction: returns M - 2*pi*k in [-pi, pi] (clamped).
 // ---------------------------------------------------------------------------
-KEPLER_HD KEPLER_ALWAYS_INLINE double reduce_two_pi(double M) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double reduce_two_pi(double M) {
   constexpr double kInv2Pi = 0x1.45f306dc9c883p-3;
   constexpr double kPi = 0x1.921fb54442d18p+1;
   const double k = krint(M * kInv2Pi);
-#if KEPLER_HAS_HW_FMA
+#if JAXEXT_HAS_HW_FMA
   // k * hi is exact inside the fma; M - k*hi is exact for |k| < ~1e15.
   constexpr double kHi = 0x1.921fb54442d18p+2;
   constexpr double kMid = 0x1.1a62633145c07p-52;
@@ -309,8 +272,8 @@ KEPLER_HD KEPLER_ALWAYS_INLINE double reduce_two_pi(double M) {
   return r;
 }
 
-KEPLER_HD float reduce_two_pi(float M) {
-#if KEPLER_HAS_HW_FMA
+JAXEXT_HD float reduce_two_pi(float M) {
+#if JAXEXT_HAS_HW_FMA
   // Same scheme in single precision; exact first step for |k| < ~2^24.
   constexpr float kInv2Pi = 0.159154943091895335768883763372514362f;
   constexpr float kPi = 3.14159265358979323846f;
@@ -345,7 +308,7 @@ KEPLER_HD float reduce_two_pi(float M) {
 // from under to just over the 4e-7 bound (4.15e-7). The host always uses the
 // exact forms (so the host test of the device path checks those).
 template <bool kFast, typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE T starter_div(T a, T b) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T starter_div(T a, T b) {
 #if defined(__CUDA_ARCH__)
   if (kFast) return __fdividef(a, b);  // b here is in [1, 2) or a product of normal floats
 #endif
@@ -353,7 +316,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE T starter_div(T a, T b) {
 }
 
 template <bool kFast, typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE T starter_sqrt(T x) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T starter_sqrt(T x) {
 #if defined(__CUDA_ARCH__)
   if (kFast) return x > T(0) ? x * ::rsqrtf(x) : T(0);
 #endif
@@ -361,7 +324,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE T starter_sqrt(T x) {
 }
 
 template <bool kFast, typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE T starter_pow_two_thirds(T z) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T starter_pow_two_thirds(T z) {
 #if defined(__CUDA_ARCH__)
   if (kFast) return ::exp2f(__log2f(z) * (2.0f / 3.0f));  // z = 0: exp2(-inf) = 0
 #endif
@@ -377,7 +340,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE T starter_pow_two_thirds(T z) {
 // O(d^5)), while float division, sqrt and cbrt cost a fraction of their
 // double versions.
 template <bool kFast, typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE T markley_starter(T m, T e, T ome) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T markley_starter(T m, T e, T ome) {
   static_assert(!kFast || sizeof(T) == sizeof(float), "the fast forms are float's");
   constexpr double kPiD = 0x1.921fb54442d18p+1;
   constexpr double kPiSq = kPiD * kPiD;
@@ -398,7 +361,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE T markley_starter(T m, T e, T ome) {
   return starter_div<kFast>(kfma(T(2) * r, w, m * den0), d * den0);
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE void core(double m, double e, double* sE, double* cE, double* omcE) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void core(double m, double e, double* sE, double* cE, double* omcE) {
   constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
   constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
   constexpr double kPio4 = 0.78539816339744830962;
@@ -407,7 +370,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(double m, double e, double* sE, double*
   const double ome = 1.0 - e;  // exact for e >= 0.5
 
   // --- Markley (1995) starter ---
-#if KEPLER_DEVICE_PATH
+#if JAXEXT_DEVICE_PATH
   // In float (see markley_starter); ome rounded from its double value, so
   // that 1 - e keeps its relative accuracy as e -> 1.
   const double E0 = static_cast<double>(markley_starter<true>(
@@ -472,7 +435,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(double m, double e, double* sE, double*
   *omcE = omc0 + (c0 * omcd + s0 * sd);
 }
 
-KEPLER_HD KEPLER_ALWAYS_INLINE void core(float m, float e, float* sE, float* cE, float* omcE) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void core(float m, float e, float* sE, float* cE, float* omcE) {
   constexpr float kPio2Hi = 1.57079637050628662109375f;       // float(pi/2)
   constexpr float kPio2Lo = -4.37113900018624283e-8f;         // pi/2 - hi
   constexpr float kPio4 = 0.785398163397448f;
@@ -527,7 +490,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void core(float m, float e, float* sE, float* cE,
 
 // Shared front end: validation, reduction, symmetry.  Returns the NaN mask.
 template <typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE bool prepare(T M, T e, T* m, T* es, bool* neg) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool prepare(T M, T e, T* m, T* es, bool* neg) {
   // Finite M: M - M == 0 is false for +-inf and NaN.
   // Bitwise | (not ||): short-circuit evaluation would introduce branches.
   const bool bad = (!((M - M) == T(0))) | (!(e >= T(0))) | (!(e < T(1)));
@@ -540,13 +503,13 @@ KEPLER_HD KEPLER_ALWAYS_INLINE bool prepare(T M, T e, T* m, T* es, bool* neg) {
 }
 
 template <typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE T quiet_nan();
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T quiet_nan();
 template <>
-KEPLER_HD KEPLER_ALWAYS_INLINE double quiet_nan<double>() {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double quiet_nan<double>() {
   return __builtin_nan("");
 }
 template <>
-KEPLER_HD KEPLER_ALWAYS_INLINE float quiet_nan<float>() {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float quiet_nan<float>() {
   return __builtin_nanf("");
 }
 
@@ -554,7 +517,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE float quiet_nan<float>() {
 
 // sin and cos of the eccentric anomaly E solving M = E - ecc sin E.
 template <typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE void solve_eccentric(T mean_anomaly, T ecc, T* sin_E, T* cos_E) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void solve_eccentric(T mean_anomaly, T ecc, T* sin_E, T* cos_E) {
   static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
                 "T must be float or double");
   T m, e;
@@ -570,7 +533,7 @@ KEPLER_HD KEPLER_ALWAYS_INLINE void solve_eccentric(T mean_anomaly, T ecc, T* si
 
 // sin and cos of the true anomaly f, tan(f/2) = sqrt((1+e)/(1-e)) tan(E/2).
 template <typename T>
-KEPLER_HD KEPLER_ALWAYS_INLINE void solve_true(T mean_anomaly, T ecc, T* sin_f, T* cos_f) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void solve_true(T mean_anomaly, T ecc, T* sin_f, T* cos_f) {
   static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
                 "T must be float or double");
   T m, e;

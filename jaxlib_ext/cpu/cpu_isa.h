@@ -1,0 +1,77 @@
+// The instruction-set variants of the CPU loops (the list is
+// jaxlib_ext/cpu/cpu_isa.bzl's CPU_ISAS, as cpu_isa_list.h), what this CPU
+// supports, and the one the handlers use.
+//
+// An op compiles its loop file once per variant (per_isa_cc_library in
+// cpu_isa.bzl), each compilation defining its entry point in namespace
+// JAXEXT_ISA_NAMESPACE (isa_baseline, isa_avx2, ...), and picks the variant's
+// entry point with JAXEXT_PER_ISA_TABLE:
+//
+//   // in the op's header, inside its namespace:
+//   JAXEXT_PER_ISA_TABLE(MyLoops, Loops)   // MyLoops& LoopsForIsa(CpuIsa)
+//   // in the op's loop file:
+//   namespace JAXEXT_ISA_NAMESPACE { const MyLoops& Loops() { ... } }
+#ifndef JAXLIB_EXT_CPU_CPU_ISA_H_
+#define JAXLIB_EXT_CPU_CPU_ISA_H_
+
+#include <string>
+
+#include "jaxlib_ext/cpu/cpu_isa_list.h"
+
+namespace jaxext {
+
+// CPU features a variant may need (cpu_isa.bzl's `features`), as bits.
+enum CpuFeature : unsigned {
+  kCpuFeature_avx2 = 1u << 0,
+  kCpuFeature_fma = 1u << 1,
+  kCpuFeature_avx512f = 1u << 2,
+  kCpuFeature_avx512dq = 1u << 3,
+};
+
+#define JAXEXT_ISA_ENUM_(name, features, ...) name,
+enum class CpuIsa : int { JAXEXT_CPU_ISA_LIST(JAXEXT_ISA_ENUM_, _) };
+#undef JAXEXT_ISA_ENUM_
+
+#define JAXEXT_ISA_VALUE_(name, features, ...) CpuIsa::name,
+inline constexpr CpuIsa kAllCpuIsas[] = {JAXEXT_CPU_ISA_LIST(JAXEXT_ISA_VALUE_, _)};
+#undef JAXEXT_ISA_VALUE_
+
+const char* CpuIsaName(CpuIsa isa);
+
+// The CpuFeature bits the variant needs.
+unsigned CpuIsaFeatures(CpuIsa isa);
+
+// Whether this CPU (and its operating system) can run the variant.
+bool CpuSupports(CpuIsa isa);
+
+// The variant the handlers use, chosen once per process: the most capable one
+// the CPU supports, unless the environment variable KEPLER_CPU_ISA names one
+// ("" or "auto" mean the default). A variant the CPU lacks is never chosen:
+// the request falls back to the default with a warning on stderr. An unknown
+// name is an error: `error` says why, and the handlers fail with that message
+// instead of guessing.
+struct IsaChoice {
+  CpuIsa isa;
+  std::string error;  // empty on success
+};
+const IsaChoice& ActiveCpuIsa();
+
+}  // namespace jaxext
+
+#define JAXEXT_PER_ISA_DECLARE_(name, features, Type, Fn) \
+  namespace isa_##name {                                  \
+  const Type& Fn();                                       \
+  }
+#define JAXEXT_PER_ISA_POINTER_(name, features, Type, Fn) &isa_##name::Fn,
+
+// Declares `const Type& isa_<variant>::Fn()` for every variant, and defines
+// `const Type& Fn##ForIsa(jaxext::CpuIsa)`, which returns that variant's.
+#define JAXEXT_PER_ISA_TABLE(Type, Fn)                                     \
+  JAXEXT_CPU_ISA_LIST(JAXEXT_PER_ISA_DECLARE_, Type, Fn)                   \
+  inline const Type& Fn##ForIsa(::jaxext::CpuIsa isa) {                    \
+    static const Type& (*const kTable[])() = {                             \
+        JAXEXT_CPU_ISA_LIST(JAXEXT_PER_ISA_POINTER_, Type, Fn)};           \
+    return kTable[static_cast<int>(isa)]();                                \
+  }
+
+#endif  // JAXLIB_EXT_CPU_CPU_ISA_H_

@@ -1,0 +1,96 @@
+// ParallelFor: an elementwise loop split across the intra-op thread pool that
+// XLA hands FFI handlers (xla::ffi::ThreadPool), for any op's CPU handler.
+#ifndef JAXLIB_EXT_CPU_PARALLEL_FOR_H_
+#define JAXLIB_EXT_CPU_PARALLEL_FOR_H_
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "xla/ffi/api/ffi.h"
+
+namespace jaxext {
+
+// Work is handed out in chunks of this many elements (a multiple of 64, so
+// that every chunk starts on a cache-line and vector boundary).
+inline constexpr size_t kChunkElements = 8 * 1024;
+static_assert(kChunkElements % 64 == 0, "chunks must be 64-element aligned");
+
+namespace detail {
+
+// The calling thread and up to the pool's threads claim chunks from
+// `next_chunk` until none is left; the calling thread then waits only for
+// chunks that another thread has already claimed, i.e. that are being worked
+// on right now. It never waits for a task merely scheduled, so nothing
+// deadlocks when the pool has no free thread (or no thread at all, or the
+// caller is itself a pool thread). Tasks that start after the work is gone
+// find no chunk and return without calling `body`; the shared_ptr keeps this
+// state (and the copy of `body`) alive for them after the caller returned.
+template <typename Body>
+struct ParallelJob {
+  explicit ParallelJob(Body b, size_t count)
+      : body(std::move(b)),
+        n(count),
+        num_chunks((count + kChunkElements - 1) / kChunkElements) {}
+
+  Body body;
+  const size_t n;
+  const size_t num_chunks;
+  std::atomic<size_t> next_chunk{0};
+  std::atomic<size_t> chunks_done{0};
+  std::mutex mu;
+  std::condition_variable all_done;
+
+  void Work() {
+    for (size_t c = next_chunk.fetch_add(1); c < num_chunks;
+         c = next_chunk.fetch_add(1)) {
+      const size_t begin = c * kChunkElements;
+      body(begin, std::min(n, begin + kChunkElements));
+      if (chunks_done.fetch_add(1) + 1 == num_chunks) {
+        std::lock_guard<std::mutex> lock(mu);
+        all_done.notify_all();
+      }
+    }
+  }
+
+  void WaitForAll() {
+    std::unique_lock<std::mutex> lock(mu);
+    all_done.wait(lock, [this] { return chunks_done.load() == num_chunks; });
+  }
+};
+
+}  // namespace detail
+
+// Calls body(begin, end) on disjoint ranges covering [0, n), on the calling
+// thread alone when n < min_parallel (an op's own threshold: where its
+// per-element cost outweighs scheduling), else on it and the pool's threads,
+// kChunkElements at a time. Returns when every range is done. `body` is
+// copied; it must not throw.
+template <typename Body>
+void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n,
+                 size_t min_parallel, Body body) {
+  const int64_t pool_threads =
+      n < min_parallel ? 0 : thread_pool.num_threads();
+  if (pool_threads <= 0 || n <= kChunkElements) {
+    body(size_t{0}, n);
+    return;
+  }
+  auto job = std::make_shared<detail::ParallelJob<Body>>(std::move(body), n);
+  // The calling thread takes part, so at most num_chunks - 1 helpers.
+  const int64_t helpers = std::min<int64_t>(
+      pool_threads, static_cast<int64_t>(job->num_chunks) - 1);
+  for (int64_t t = 0; t < helpers; ++t) {
+    thread_pool.Schedule([job] { job->Work(); });
+  }
+  job->Work();
+  job->WaitForAll();
+}
+
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_CPU_PARALLEL_FOR_H_

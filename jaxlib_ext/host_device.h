@@ -1,0 +1,53 @@
+// Host/device portability for headers that both the host compiler and nvcc
+// compile (the ops' math, e.g. jaxlib_ext/solver/kepler_solver.h).
+//
+//   JAXEXT_HD             on a function: callable from host and device code.
+//   JAXEXT_ALWAYS_INLINE  force inlining on the host, so that the compiler
+//                         can vectorise the loop the function is called in.
+//   JAXEXT_DEVICE_PATH    1 where the device's implementations of helpers
+//                         apply (nvcc's device pass); tests may predefine it
+//                         to 1 to run that path on the host.
+//   JAXEXT_HAS_HW_FMA     1 where fma() is one instruction.
+//
+// Only macros (and, on the device path on a host, <math.h>): it may be
+// included inside a namespace, as the per-ISA loop files include the math.
+#ifndef JAXLIB_EXT_HOST_DEVICE_H_
+#define JAXLIB_EXT_HOST_DEVICE_H_
+
+#if defined(__CUDACC__)
+#define JAXEXT_HD __host__ __device__ __forceinline__
+#else
+#define JAXEXT_HD inline
+#endif
+
+// Large inline bodies exceed the compilers' default inlining heuristics.
+#if !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
+#define JAXEXT_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define JAXEXT_ALWAYS_INLINE
+#endif
+
+#if !defined(JAXEXT_DEVICE_PATH)
+#if defined(__CUDA_ARCH__)
+#define JAXEXT_DEVICE_PATH 1
+#else
+#define JAXEXT_DEVICE_PATH 0
+#endif
+#endif
+
+// The device path calls the C math functions in the global namespace (::fma,
+// ::rint, ::sqrt, ...). nvcc declares them for device code itself; a host
+// compiler running that path (tests) needs <math.h>, which declares them in
+// the global namespace.
+#if JAXEXT_DEVICE_PATH && !defined(__CUDACC__)
+#include <math.h>
+#endif
+
+#if JAXEXT_DEVICE_PATH || defined(__FMA__) || defined(__FP_FAST_FMA) || \
+    defined(__ARM_FEATURE_FMA) || defined(__aarch64__)
+#define JAXEXT_HAS_HW_FMA 1
+#else
+#define JAXEXT_HAS_HW_FMA 0
+#endif
+
+#endif  // JAXLIB_EXT_HOST_DEVICE_H_
