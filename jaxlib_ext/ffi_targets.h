@@ -8,6 +8,8 @@
 #ifndef JAXLIB_EXT_FFI_TARGETS_H_
 #define JAXLIB_EXT_FFI_TARGETS_H_
 
-#define JAXEXT_FFI_TARGETS(X) X("kepler_solve", KeplerSolve)
+#define JAXEXT_FFI_TARGETS(X)     \
+  X("kepler_solve", KeplerSolve) \
+  X("limb_dark_light_curve", LimbDark)
 
 #endif  // JAXLIB_EXT_FFI_TARGETS_H_

@@ -3,6 +3,7 @@
     import kepler
     sin_E, cos_E = kepler.solve(mean_anomaly, eccentricity)
     sin_f, cos_f = kepler.true_anomaly(mean_anomaly, eccentricity)
+    flux_minus_1 = kepler.limb_dark.light_curve(u, b, r)
 
 Both work under jax.jit, jax.grad (any order, forward and reverse) and
 jax.vmap. See kepler/_ops.py for the primitive and README.md for the rules on
@@ -23,5 +24,6 @@ _cuda_plugin = _registration.register()
 cuda_version = _cuda_plugin.cuda_version if _cuda_plugin is not None else None
 
 from kepler._ops import solve, true_anomaly  # pylint: disable=g-import-not-at-top
+from kepler import limb_dark  # pylint: disable=g-import-not-at-top
 
-__all__ = ["solve", "true_anomaly", "cuda_version", "__version__", "JAX_MIN", "JAX_BELOW"]
+__all__ = ["solve", "true_anomaly", "limb_dark", "cuda_version", "__version__", "JAX_MIN", "JAX_BELOW"]

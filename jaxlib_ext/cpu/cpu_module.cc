@@ -9,6 +9,8 @@
 
 #include "jaxlib_ext/cpu/cpu_isa.h"
 #include "jaxlib_ext/cpu/kepler_cpu.h"
+#include "jaxlib_ext/cpu/limbdark_cpu.h"
+#include "jaxlib_ext/limbdark/limbdark.h"
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/gpu_unavailable.h"
 
@@ -27,6 +29,7 @@ PYBIND11_MODULE(_kepler_cpu, m) {
   JAXEXT_FFI_TARGETS(JAXEXT_NAME_)
 #undef JAXEXT_NAME_
   m.attr("TARGET_NAMES") = names;
+  m.attr("LIMB_DARK_MAX_ORDER") = kepler_ext::limbdark::kMaxOrder;
   m.def(
       "gpu_unavailable_handler",
       []() { return pybind11::capsule(reinterpret_cast<void*>(&KeplerGpuUnavailable)); },

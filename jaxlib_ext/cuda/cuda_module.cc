@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "jaxlib_ext/cuda/kepler_cuda.h"
+#include "jaxlib_ext/cuda/limbdark_cuda.h"
 #include "jaxlib_ext/ffi_targets.h"
 
 PYBIND11_MODULE(_kepler_cuda, m) {

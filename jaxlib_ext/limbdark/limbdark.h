@@ -1,0 +1,382 @@
+// Limb-darkened transit light curves: the closed form of E. Agol, R. Luger
+// and D. Foreman-Mackey, "Analytic planetary transit light curves and
+// derivatives for stars with polynomial limb darkening", AJ 159, 123 (2020),
+// arXiv:1908.03222 (section numbers below are that paper's).
+//
+// Header-only; usable from host C++17 and from CUDA device code. Computes in
+// double whatever the input dtype (the handlers round the results).
+//
+// A star of unit radius with intensity I(mu) = 1 - sum_{n=1}^N u_n (1-mu)^n
+// is occulted by a disk of radius r at projected separation b >= 0. The
+// blocked flux is written in the "Green's basis" (sec. 2): with g the
+// coefficients of the law in that basis (GreensCoefficients) and s_n(b, r)
+// the integral of its n-th member over the visible disk (SolutionVector),
+// the flux normalised to 1 out of transit is
+//   F = (s . g) / (pi g_0 + 2 pi g_1 / 3).
+// SolutionVector also returns ds_n/db and ds_n/dr (sec. 5-7), so that the
+// flux's derivatives come with it.
+#ifndef JAXLIB_EXT_LIMBDARK_LIMBDARK_H_
+#define JAXLIB_EXT_LIMBDARK_LIMBDARK_H_
+
+#include "jaxlib_ext/host_device.h"
+
+#if !defined(__CUDACC__)
+#include <cmath>
+#endif
+
+namespace kepler_ext {
+namespace limbdark {
+
+// The largest order N (number of coefficients u) the op accepts: the paper
+// finds the closed form loses precision past N ~ 25 (sec. 9; the g_n grow and
+// alternate in sign), and the kernels keep per-element arrays of N + 1.
+constexpr int kMaxOrder = 32;
+
+constexpr double kPi = 3.14159265358979323846;
+
+namespace detail {
+
+#if defined(__CUDACC__)
+#define LIMBDARK_MATH(f) f
+#else
+#define LIMBDARK_MATH(f) std::f
+#endif
+
+JAXEXT_HD double Sqrt(double x) { return LIMBDARK_MATH(sqrt)(x); }
+JAXEXT_HD double Abs(double x) { return LIMBDARK_MATH(fabs)(x); }
+JAXEXT_HD double Atan2(double y, double x) { return LIMBDARK_MATH(atan2)(y, x); }
+JAXEXT_HD double Acos(double x) { return LIMBDARK_MATH(acos)(x); }
+JAXEXT_HD bool IsFinite(double x) { return LIMBDARK_MATH(isfinite)(x); }
+JAXEXT_HD double Max(double a, double b) { return a > b ? a : b; }
+
+// Bulirsch's general complete elliptic integral (sec. 4; R. Bulirsch, Numer.
+// Math. 13, 305, 1969): the integral over phi in [0, pi/2] of
+// (a cos^2 + b sin^2) / ((cos^2 + p sin^2) sqrt(cos^2 + kc^2 sin^2)).
+// p <= 0 gives the Cauchy principal value. kc must not be 0 (the integral
+// diverges there; callers use the limits E and cel(0, 1, 1, 0) = 1).
+JAXEXT_HD double Cel(double kc, double p, double a, double b) {
+  // The iteration converges quadratically; stop at sqrt of double's epsilon.
+  constexpr double kTolerance = 1.5e-8;
+  double qc = Abs(kc);
+  double e = qc;
+  double m = 1;
+  if (p > 0) {
+    p = Sqrt(p);
+    b /= p;
+  } else {
+    double f = qc * qc;
+    double q = 1 - f;
+    const double g = 1 - p;
+    f -= p;
+    q *= b - a * p;
+    p = Sqrt(f / g);
+    a = (a - b) / g;
+    b = -q / (g * g * p) + a * p;
+  }
+  for (int i = 0; i < 64; ++i) {
+    double f = a;
+    a += b / p;
+    double g = e / p;
+    b += f * g;
+    b += b;
+    p += g;
+    g = m;
+    m += qc;
+    if (Abs(g - qc) <= g * kTolerance) break;
+    qc = Sqrt(e);
+    qc += qc;
+    e = qc * m;
+  }
+  return 0.5 * kPi * (b + a * m) / (m * (m + p));
+}
+
+// E(m) = cel(kc, 1, 1, kc^2) and D(m) = (E - (1 - m) K) / m = cel(kc, 1, 1, 0)
+// for m = 1 - kc^2, with their limits (both 1) at kc = 0.
+struct ED {
+  double e, d;
+};
+JAXEXT_HD ED EllipticED(double kc) {
+  if (kc == 0) return {1, 1};
+  return {Cel(kc, 1, 1, kc * kc), Cel(kc, 1, 1, 0)};
+}
+
+// Per-element geometry of the overlap (sec. 2).
+struct Geometry {
+  double b, r;
+  double k2;        // (1 - (b - r)^2) / (4 b r); +inf at b = 0
+  double kc;        // sqrt(1 - m_k), computed from b and r (sec. 2.3)
+  bool inside;      // b + r <= 1: the occultor is inside the disk (k^2 >= 1)
+  double kite;      // A_kite, twice the area of the triangle (1, r, b)
+  double kappa0, kappa1;
+  double one_minus_bmr2;  // 1 - (b - r)^2
+  double one_minus_bpr2;  // 1 - (b + r)^2
+};
+
+JAXEXT_HD void Sort3(double& x, double& y, double& z) {
+  // Into x >= y >= z.
+  double t;
+  if (x < y) { t = x; x = y; y = t; }
+  if (y < z) { t = y; y = z; z = t; }
+  if (x < y) { t = x; x = y; y = t; }
+}
+
+JAXEXT_HD Geometry MakeGeometry(double b, double r) {
+  Geometry g;
+  g.b = b;
+  g.r = r;
+  g.one_minus_bmr2 = (1 - (b - r)) * (1 + (b - r));
+  // Kahan's product for Heron's formula, sides sorted (sec. 2.4):
+  // q = (1 + b + r)(b + r - 1)(1 + b - r)(1 - b + r)
+  //   = (1 - (b - r)^2) ((b + r)^2 - 1),
+  // accurate even where b + r is within rounding of 1, where forming
+  // 1 - (b + r)^2 from the rounded sum would lose most digits. Positive
+  // where the limbs cross, negative where the occultor is inside.
+  double x = 1, y = r, z = b;
+  Sort3(x, y, z);
+  const double q = (x + (y + z)) * (z - (x - y)) * (z + (x - y)) * (x + (y - z));
+  g.one_minus_bpr2 = -q / g.one_minus_bmr2;
+  g.inside = q <= 0;
+  g.k2 = b > 0 ? g.one_minus_bmr2 / (4 * b * r) : 1e300;  // +inf at b = 0
+  g.kite = 0.5 * Sqrt(Max(0.0, q));
+  if (g.inside) {
+    // kc = sqrt((1 - (b + r)^2) / (1 - (b - r)^2))
+    g.kc = Sqrt(-q) / g.one_minus_bmr2;
+    g.kappa0 = kPi;
+    g.kappa1 = 0;  // not used inside
+  } else {
+    // kc = sqrt(((b + r)^2 - 1) / (4 b r))
+    g.kc = Sqrt(q / (g.one_minus_bmr2 * 4 * b * r));
+    g.kappa0 = Atan2(2 * g.kite, (r - 1) * (r + 1) + b * b);
+    g.kappa1 = Atan2(2 * g.kite, (1 - r) * (1 + r) + b * b);
+  }
+  return g;
+}
+
+// Lambda(b, r) of the linear term and its derivatives (sec. 5.1, 5.3), for an
+// overlapping configuration (|b - r| < 1, r > 0), cases in the paper's order.
+struct Lambda {
+  double value, d_db, d_dr;
+};
+
+JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
+  const double b = g.b, r = g.r;
+  if (b == 0) {
+    const double s = Sqrt((1 - r) * (1 + r));
+    return {-2.0 / 3.0 * s * s * s, 0, 2 * r * s};
+  }
+  if (b == r) {
+    if (r == 0.5) {
+      return {1.0 / 3.0 - 4.0 / (9 * kPi), -2.0 / (3 * kPi), 2.0 / kPi};
+    }
+    if (r < 0.5) {
+      const double m = 4 * r * r;
+      const double kc = Sqrt((1 - 2 * r) * (1 + 2 * r));
+      return {1.0 / 3.0 + 2.0 / (9 * kPi) * Cel(kc, 1, m - 3, (1 - m) * (2 * m - 3)),
+              4 * r / (3 * kPi) * Cel(kc, 1, -1, kc * kc),
+              4 * r / kPi * Cel(kc, 1, 1, kc * kc)};
+    }
+    const double m = 1 / (4 * r * r);
+    const double kc = Sqrt(1 - m);
+    return {1.0 / 3.0 + 4 * r / (9 * kPi) * Cel(kc, 1, 1 - 3 * m, m - 1),
+            -2.0 / (3 * kPi) * Cel(kc, 1, 1, 2 * kc * kc),
+            2.0 / kPi * Cel(kc, 1, 1, 0)};
+  }
+  if (b + r == 1) {
+    const double s = Sqrt(r * (1 - r));
+    const double theta = r > 0.5 ? 1 : 0;
+    return {2.0 / (9 * kPi) *
+                (3 * Acos(1 - 2 * r) - 2 * (3 + 2 * r - 8 * r * r) * Sqrt(r * b) -
+                 3 * kPi * theta),
+            -8 * r / (3 * kPi) * s, 8 * r / kPi * s};
+  }
+  const double kc = g.kc;
+  const double e = Cel(kc, 1, 1, kc * kc);
+  if (!g.inside) {  // k^2 < 1
+    const double sqrt_br = Sqrt(b * r);
+    const double d = Cel(kc, 1, 1, 0);
+    const double bmr = b - r;
+    const double value =
+        g.one_minus_bmr2 / (9 * kPi * sqrt_br) *
+        (kc * kc * (b * b - r * r) * Cel(kc, bmr * bmr * kc * kc, 0, 3) -
+         (3 - 6 * r * r - 2 * b * r) * d - 4 * b * r * e);
+    const double d_dr = Cel(kc, 1, 2 * r * g.one_minus_bmr2, 0) / (kPi * sqrt_br);
+    const double d_db = g.one_minus_bmr2 / (3 * kPi * sqrt_br) *
+                        Cel(kc, 1, -2 * r, g.one_minus_bpr2 / b);
+    return {value, d_db, d_dr};
+  }
+  // k^2 > 1
+  const double bpr = b + r, bmr = b - r;
+  const double q = 3 * bmr / (bpr * g.one_minus_bmr2);
+  const double p = (bmr / bpr) * (bmr / bpr) * g.one_minus_bpr2 / g.one_minus_bmr2;
+  const double s = Sqrt(g.one_minus_bmr2);
+  const double value = 2 * s / (9 * kPi) *
+                       (g.one_minus_bpr2 * Cel(kc, p, 1 + q, p + q) -
+                        (4 - 7 * r * r - b * b) * e);
+  return {value, 4 * r / (3 * kPi) * s * Cel(kc, 1, -1, kc * kc),
+          4 * r / kPi * s * e};
+}
+
+// M_n (sec. 7.2-7.5) for n = 0..n_max, overlapping configurations.
+JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
+  const double b = g.b, r = g.r;
+  const double k2 = g.k2;
+  const ED ed = EllipticED(g.kc);
+  if (g.inside) {
+    const double s = Sqrt(g.one_minus_bmr2);
+    const double inv_k2 = b > 0 ? 4 * b * r / g.one_minus_bmr2 : 0;
+    m[0] = kPi;
+    if (n_max >= 1) m[1] = 2 * s * ed.e;
+    if (n_max >= 2) m[2] = kPi * (1 - b * b - r * r);
+    if (n_max >= 3) {
+      m[3] = 2.0 / 3.0 * s * s * s * ((3 - 2 * inv_k2) * ed.e + inv_k2 * ed.d);
+    }
+  } else {
+    const double k = Sqrt(k2);
+    const double sqrt_4br = Sqrt(4 * b * r);
+    m[0] = g.kappa0;
+    if (n_max >= 1) m[1] = 2 * sqrt_4br * k2 * ed.d;
+    if (n_max >= 2) m[2] = 4 * b * r * ((k2 - 0.5) * g.kappa0 + k * g.kc);
+    if (n_max >= 3) {
+      m[3] = 2.0 / 3.0 * (4 * b * r) * sqrt_4br * k2 * (ed.e + (3 * k2 - 2) * ed.d);
+    }
+  }
+  if (n_max < 4) return;
+  const double a = (1 - r) * (1 + r) - b * b;
+  const double c = -g.one_minus_bmr2 * g.one_minus_bpr2;  // (1-(b-r)^2)((b+r)^2-1)
+  if (g.inside || k2 >= 0.5) {
+    for (int n = 4; n <= n_max; ++n) {
+      m[n] = (2 * (n - 1) * a * m[n - 2] + (n - 2) * c * m[n - 4]) / n;
+    }
+    return;
+  }
+  // k^2 < 1/2: the top four from the series, then downward (sec. 7.3, 7.5).
+  const double k = Sqrt(k2);
+  for (int n = n_max - 3; n <= n_max; ++n) {
+    if (n < 4) continue;
+    // alpha_0 = sqrt(pi) Gamma(1 + n/2) / Gamma(3/2 + n/2), by its recursion
+    // in n from n = 0 (2) and n = 1 (pi / 2).
+    double alpha = (n % 2 == 0) ? 2.0 : kPi / 2;
+    for (int j = (n % 2 == 0) ? 2 : 3; j <= n; j += 2) alpha *= double(j) / (j + 1);
+    double sum = alpha, term = alpha, kpow = 1;
+    for (int j = 1; j < 200; ++j) {
+      term *= double(2 * j - 1) * (2 * j - 1) / (2.0 * j * (1 + n + 2 * j));
+      kpow *= k2;
+      const double add = term * kpow;
+      sum += add;
+      if (add < 1e-17 * sum) break;
+    }
+    double scale = 1;  // (1 - (b - r)^2)^(n/2)
+    const double root = Sqrt(g.one_minus_bmr2);
+    for (int j = 0; j < n; ++j) scale *= root;
+    m[n] = scale * k * sum;
+  }
+  for (int n = n_max - 4; n >= 4; --n) {
+    m[n] = ((n + 4) * m[n + 4] - 2 * (n + 3) * a * m[n + 2]) / ((n + 2) * c);
+  }
+}
+
+#undef LIMBDARK_MATH
+
+}  // namespace detail
+
+// s_n(b, r) and its derivatives for n = 0..n_max (n_max <= kMaxOrder), b >= 0
+// and r >= 0 finite (the caller handles anything else).
+JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
+                              double* ds_db, double* ds_dr) {
+  using namespace detail;
+  for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = 0;
+  if (r == 0 || b >= 1 + r) {  // no overlap
+    s[0] = kPi;
+    if (n_max >= 1) s[1] = 2 * kPi / 3;
+    return;
+  }
+  if (b <= r - 1) return;  // the whole star is hidden
+  const Geometry g = MakeGeometry(b, r);
+
+  // s_0, the uniform disk (sec. 3).
+  if (g.inside) {
+    s[0] = kPi * (1 - r) * (1 + r);
+    ds_dr[0] = -2 * kPi * r;
+  } else {
+    s[0] = kPi - g.kappa1 - r * r * g.kappa0 + g.kite;
+    ds_dr[0] = -2 * r * g.kappa0;
+    ds_db[0] = 2 * g.kite / b;
+  }
+  if (n_max < 1) return;
+
+  // s_1, the linear term (sec. 5).
+  const Lambda lambda = LinearLambda(g);
+  const double theta = r > b ? 1 : 0;
+  s[1] = 2 * kPi / 3 * (1 - 1.5 * lambda.value - theta);
+  ds_db[1] = -kPi * lambda.d_db;
+  ds_dr[1] = -kPi * lambda.d_dr;
+  if (n_max < 2) return;
+
+  // s_2, the quadratic term (sec. 6).
+  double eta, deta_db, deta_dr;
+  if (g.inside) {
+    eta = 0.5 * r * r * (r * r + 2 * b * b);
+    deta_dr = 2 * r * (r * r + b * b);
+    deta_db = 2 * b * r * r;
+  } else {
+    eta = (g.kappa1 + r * r * (r * r + 2 * b * b) * g.kappa0 -
+           0.5 * (1 + 5 * r * r + b * b) * g.kite) /
+          (2 * kPi);
+    deta_dr = 2 * r / kPi * ((r * r + b * b) * g.kappa0 - 2 * g.kite);
+    deta_db = (4 * r * r * b * b * g.kappa0 - 2 * (1 + b * b + r * r) * g.kite) /
+              (2 * b * kPi);
+  }
+  s[2] = 2 * s[0] + 4 * kPi * eta - 2 * kPi;
+  ds_db[2] = 2 * ds_db[0] + 4 * kPi * deta_db;
+  ds_dr[2] = 2 * ds_dr[0] + 4 * kPi * deta_dr;
+  if (n_max < 3) return;
+
+  // s_n = -P(G_n), n >= 3, from M_n (sec. 7).
+  double m[kMaxOrder + 1];
+  ComputeM(g, n_max, m);
+  const double a = (1 - r) * (1 + r) - b * b;
+  const double c = -g.one_minus_bmr2 * g.one_minus_bpr2;
+  for (int n = 3; n <= n_max; ++n) {
+    const double p =
+        2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]);
+    s[n] = -p;
+    ds_dr[n] = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
+    ds_db[n] = b > 0 ? -n / b *
+                           ((r * r + b * b) * (m[n] - m[n - 2]) +
+                            (r * r - b * b) * (r * r - b * b) * m[n - 2])
+                     : 0;
+  }
+}
+
+// The Green's-basis coefficients g_0..g_N of the law with coefficients
+// u_1..u_N (u[0..N-1]), sec. 1: p = A1 u (with u_0 = -1), then g by downward
+// recursion. g must hold N + 1 values (and work N + 3).
+JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g,
+                                  double* work) {
+  // work: the polynomial-basis coefficients p_0..p_N, then room for g_{N+1},
+  // g_{N+2} = 0.
+  double* p = work;
+  for (int i = 0; i <= order; ++i) {
+    // p_i = (-1)^(i+1) sum_j C(j, i) u_j, u_0 = -1.
+    double sum = 0;
+    double binom = 1;  // C(j, i), starting at j = i
+    for (int j = i; j <= order; ++j) {
+      const double uj = j == 0 ? -1.0 : u[j - 1];
+      sum += binom * uj;
+      binom = binom * (j + 1) / (j + 1 - i);
+    }
+    p[i] = (i % 2 == 1) ? sum : -sum;
+  }
+  double g_next2 = 0, g_next1 = 0;  // g_{n+2}, g_{n+1}
+  for (int n = order; n >= 0; --n) {
+    const double gn = n >= 2 ? p[n] / (n + 2) + g_next2 : p[n] + (n + 2) * g_next2;
+    g[n] = gn;
+    g_next2 = g_next1;
+    g_next1 = gn;
+  }
+}
+
+}  // namespace limbdark
+}  // namespace kepler_ext
+
+#endif  // JAXLIB_EXT_LIMBDARK_LIMBDARK_H_

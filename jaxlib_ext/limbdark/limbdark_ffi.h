@@ -1,0 +1,90 @@
+// What the CPU and CUDA handlers of the light curve share: the checks of the
+// buffers' shapes, and the coefficients of one row of u in the Green's basis.
+#ifndef JAXLIB_EXT_LIMBDARK_LIMBDARK_FFI_H_
+#define JAXLIB_EXT_LIMBDARK_LIMBDARK_FFI_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/limbdark/limbdark.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace kepler_ext {
+namespace limbdark {
+
+// The layout of one call: `groups` rows of u (order coefficients each), each
+// serving `group_size` consecutive elements of b and r.
+struct Layout {
+  int order;
+  size_t groups, group_size, n;
+  bool with_s;
+};
+
+inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
+                                   const xla::ffi::AnyBuffer& b,
+                                   const xla::ffi::AnyBuffer& r,
+                                   const xla::ffi::AnyBuffer& flux,
+                                   const xla::ffi::AnyBuffer& d_db,
+                                   const xla::ffi::AnyBuffer& d_dr,
+                                   const xla::ffi::AnyBuffer& s, Layout* out) {
+  namespace ffi = xla::ffi;
+  constexpr char kOp[] = "limb_dark";
+  if (ffi::Error err = jaxext::CheckSameShapeAndType(
+          kOp, {{"b", b}, {"r", r}, {"flux", flux}, {"d_db", d_db}, {"d_dr", d_dr}});
+      err.failure()) {
+    return err;
+  }
+  if (u.element_type() != b.element_type() || s.element_type() != b.element_type()) {
+    return ffi::Error::InvalidArgument("limb_dark: u and s must have b's dtype");
+  }
+  const auto ud = u.dimensions();
+  const auto bd = b.dimensions();
+  if (ud.size() < 1 || ud.size() - 1 > bd.size()) {
+    return ffi::Error::InvalidArgument("limb_dark: u has shape " + jaxext::ShapeString(ud) +
+                                       ", which is not (K..., N) for b of shape " +
+                                       jaxext::ShapeString(bd));
+  }
+  size_t groups = 1;
+  for (size_t d = 0; d + 1 < ud.size(); ++d) {
+    if (ud[d] != bd[d]) {
+      return ffi::Error::InvalidArgument("limb_dark: the leading dimensions of u " +
+                                         jaxext::ShapeString(ud) + " are not those of b " +
+                                         jaxext::ShapeString(bd));
+    }
+    groups *= static_cast<size_t>(ud[d]);
+  }
+  const int64_t order = ud[ud.size() - 1];
+  if (order > kMaxOrder) {
+    return ffi::Error::InvalidArgument("limb_dark: " + std::to_string(order) +
+                                       " coefficients; at most " +
+                                       std::to_string(kMaxOrder) + " are supported");
+  }
+  const size_t n = b.element_count();
+  const size_t s_count = s.element_count();
+  if (s_count != 0 && s_count != n * static_cast<size_t>(order + 1)) {
+    return ffi::Error::InvalidArgument("limb_dark: s must have b.size * (N + 1) elements or none");
+  }
+  out->order = static_cast<int>(order);
+  out->groups = groups;
+  out->group_size = groups ? n / groups : 0;
+  out->n = n;
+  out->with_s = s_count != 0;
+  return ffi::Error::Success();
+}
+
+// g[0..order] of the law with coefficients u[0..order-1], and the flux
+// normalisation pi g_0 + 2 pi g_1 / 3.
+template <typename T>
+JAXEXT_HD double GreensRow(const T* u, int order, double* g) {
+  double ud[kMaxOrder], work[kMaxOrder + 3];
+  for (int k = 0; k < order; ++k) ud[k] = static_cast<double>(u[k]);
+  GreensCoefficients(ud, order, g, work);
+  return kPi * g[0] + (order >= 1 ? 2 * kPi / 3 * g[1] : 0.0);
+}
+
+}  // namespace limbdark
+}  // namespace kepler_ext
+
+#endif  // JAXLIB_EXT_LIMBDARK_LIMBDARK_FFI_H_

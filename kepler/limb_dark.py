@@ -1,0 +1,206 @@
+"""Limb-darkened transit light curves: kepler.limb_dark.light_curve.
+
+The closed form of Agol, Luger & Foreman-Mackey (2020, AJ 159, 123) for a
+star with polynomial limb darkening of any order, computed by the compiled
+handlers (jaxlib_ext/cpu/limbdark_cpu.cc, jaxlib_ext/cuda/limbdark_cuda.cc,
+the math in jaxlib_ext/limbdark/limbdark.h) with its derivatives in b and r;
+the derivatives in u follow from the solution vector the handler also returns
+when they are asked for.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kepler import _elementwise
+from kepler._lib import _kepler_cpu
+
+__all__ = ["light_curve", "MAX_ORDER"]
+
+# The FFI target (jaxlib_ext/ffi_targets.h) and the most coefficients it takes.
+_TARGET = _kepler_cpu.TARGET_NAMES["LimbDark"]
+MAX_ORDER = _kepler_cpu.LIMB_DARK_MAX_ORDER
+
+
+@functools.lru_cache(maxsize=None)
+def _greens_matrix(order):
+  """(A, a0): g = A @ u + a0 maps u_1..u_N to the Green's-basis coefficients.
+
+  Exact rationals (fractions), from the paper's two steps (p from u, with
+  u_0 = -1, then g from p by downward recursion): used for the derivative in
+  u, whose value path the handler computes in C++.
+  """
+  from fractions import Fraction
+  from math import comb
+
+  def greens(u_full):  # u_full[0] = u_0
+    n_max = len(u_full) - 1
+    p = [(-1) ** (i + 1) * sum(comb(j, i) * u_full[j] for j in range(i, n_max + 1))
+         for i in range(n_max + 1)]
+    g = [Fraction(0)] * (n_max + 3)
+    for n in range(n_max, -1, -1):
+      g[n] = p[n] / (n + 2) + g[n + 2] if n >= 2 else p[n] + (n + 2) * g[n + 2]
+    return g[:n_max + 1]
+
+  a0 = greens([Fraction(-1)] + [Fraction(0)] * order)
+  columns = []
+  for j in range(order):
+    unit = [Fraction(0)] * (order + 1)
+    unit[j + 1] = Fraction(1)
+    columns.append(greens(unit))
+  a = np.array([[float(columns[j][i]) for j in range(order)] for i in range(order + 1)])
+  return a.reshape(order + 1, order), np.array([float(x) for x in a0])
+
+
+def _call(u, b, r, with_s):
+  out = jax.ShapeDtypeStruct(b.shape, b.dtype)
+  s = jax.ShapeDtypeStruct(b.shape + (u.shape[-1] + 1,) if with_s else (0,), b.dtype)
+  return jax.ffi.ffi_call(_TARGET, (out, out, out, s), vmap_method="broadcast_all")(u, b, r)
+
+
+def _fd_second(fn, x, dx, rel=1e-6):
+  """Directional derivative of fn at x along dx by a central difference.
+
+  Only for second and higher derivatives: the handler returns first
+  derivatives, and their own derivatives are taken numerically (about 1e-8
+  relative in float64).
+  """
+  h = rel * jnp.maximum(1.0, jnp.abs(x))
+  return (fn(x + h * dx) - fn(x - h * dx)) / (2 * h)
+
+
+@jax.custom_jvp
+def _first_derivatives(u, b, r):
+  """(F - 1, dF/db, dF/dr)."""
+  flux, d_db, d_dr, _ = _call(u, b, r, with_s=False)
+  return flux, d_db, d_dr
+
+
+@_first_derivatives.defjvp
+def _first_derivatives_jvp(primals, tangents):
+  u, b, r = primals
+  du, db, dr = tangents
+  out = _first_derivatives(u, b, r)
+  # Second derivatives, numerically (see _fd_second).
+  def along(x_b, x_r, x_u):
+    return jnp.stack(_first_derivatives(x_u, x_b, x_r))
+
+  eps_b = 1e-6 * jnp.maximum(1.0, jnp.abs(b))
+  eps_r = 1e-6 * jnp.maximum(1.0, jnp.abs(r))
+  d_b = (along(b + eps_b, r, u) - along(b - eps_b, r, u)) / (2 * eps_b)
+  d_r = (along(b, r + eps_r, u) - along(b, r - eps_r, u)) / (2 * eps_r)
+  tangent = d_b * db + d_r * dr
+  # In u, one central difference per coefficient, from the primal alone, so
+  # that the tangent stays linear in du (reverse mode transposes it).
+  eps_u = 1e-6
+  trailing = (1,) * (b.ndim - (u.ndim - 1))
+  for j in range(u.shape[-1]):
+    step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
+    d_uj = (along(b, r, u + step) - along(b, r, u - step)) / (2 * eps_u)
+    du_j = du[..., j].reshape(du.shape[:-1] + trailing)
+    tangent = tangent + d_uj * du_j
+  return out, tuple(tangent)
+
+
+@jax.custom_jvp
+def _solution_vector(u, b, r):
+  """s_n(b, r), n = 0..N, shape b.shape + (N + 1,); u gives N and the rows."""
+  return _call(u, b, r, with_s=True)[3]
+
+
+@_solution_vector.defjvp
+def _solution_vector_jvp(primals, tangents):
+  u, b, r = primals
+  _, db, dr = tangents
+  s = _solution_vector(u, b, r)
+  # s does not depend on u; its derivatives in b and r numerically (they
+  # enter only second derivatives of the light curve).
+  eps_b = 1e-6 * jnp.maximum(1.0, jnp.abs(b))
+  eps_r = 1e-6 * jnp.maximum(1.0, jnp.abs(r))
+  ds_db = (_solution_vector(u, b + eps_b, r) - _solution_vector(u, b - eps_b, r)) / (2 * eps_b)[..., None]
+  ds_dr = (_solution_vector(u, b, r + eps_r) - _solution_vector(u, b, r - eps_r)) / (2 * eps_r)[..., None]
+  return s, ds_db * db[..., None] + ds_dr * dr[..., None]
+
+
+@jax.custom_jvp
+def _light_curve(u, b, r):
+  flux, _, _ = _first_derivatives(u, b, r)
+  return flux
+
+
+def _is_zero(tangent):
+  return isinstance(tangent, jax.custom_derivatives.SymbolicZero)
+
+
+def _light_curve_jvp(primals, tangents):
+  u, b, r = primals
+  du, db, dr = tangents
+  flux, d_db, d_dr = _first_derivatives(u, b, r)
+  tangent = jnp.zeros_like(flux)
+  if not _is_zero(db):
+    tangent = tangent + d_db * db
+  if not _is_zero(dr):
+    tangent = tangent + d_dr * dr
+  if not _is_zero(du):
+    order = u.shape[-1]
+    a, a0 = _greens_matrix(order)
+    a = jnp.asarray(a, u.dtype)
+    g = u @ a.T + jnp.asarray(a0, u.dtype)
+    dg = du @ a.T
+    s = _solution_vector(u, b, r)
+    # dF/dg_n = (s_n - (F) s_n^0) / norm, s^0 = (pi, 2 pi / 3, 0, ...).
+    norm = jnp.pi * g[..., 0] + (2 * jnp.pi / 3) * g[..., 1] if order else jnp.pi * g[..., 0]
+    dnorm = jnp.pi * dg[..., 0] + ((2 * jnp.pi / 3) * dg[..., 1] if order else 0)
+    # Rows of u (K...) against points (K..., M...): broadcast over M....
+    trailing = (1,) * (b.ndim - (u.ndim - 1))
+    s_dot_dg = jnp.sum(s * dg.reshape(dg.shape[:-1] + trailing + dg.shape[-1:]), axis=-1)
+    tangent = tangent + (s_dot_dg - (flux + 1) * dnorm.reshape(dnorm.shape + trailing)) / (
+        norm.reshape(norm.shape + trailing))
+  return flux, tangent
+
+
+_light_curve.defjvp(_light_curve_jvp, symbolic_zeros=True)
+
+
+def light_curve(u, b, r, *, order=None):
+  """Relative flux minus one of a limb-darkened star occulted by a planet.
+
+  For a star of unit radius with intensity I(mu) = 1 - sum_n u_n (1 - mu)^n
+  and an opaque disk of radius r at projected separation b (|b| is used):
+  0 out of transit, negative in transit (-1 when the star is fully hidden).
+  The closed form of Agol, Luger & Foreman-Mackey (2020).
+
+  Args:
+    u: the coefficients u_1..u_N, shape (N,) with N <= MAX_ORDER (32); empty:
+      a uniform disk; 2: the quadratic law.
+    b, r: broadcast against each other like a jnp binary op.
+    order: accepted for compatibility with jaxoplanet's light_curve (its
+      quadrature order) and ignored: the closed form needs none.
+
+  Returns:
+    F - 1, of the broadcast shape and the promoted float dtype of u, b, r
+    (integers promote like jnp.sin). Computed in float64 inside the kernel
+    for both float32 and float64, then rounded.
+
+  Elements with r < 0, or NaN or +-inf in b or r, are NaN; NaN or inf in u
+  makes every element NaN. Differentiable in u, b and r (first derivatives
+  analytic, from the kernel; higher orders by central differences of them);
+  vmap over any argument.
+
+  Raises:
+    TypeError: an argument of complex, bool or other non-real dtype.
+    ValueError: u not 1-D, more than MAX_ORDER coefficients, or b and r
+      shapes that do not broadcast.
+  """
+  del order
+  if np.ndim(u) != 1:
+    raise ValueError(f"kepler.limb_dark.light_curve: u must be 1-D, got shape {np.shape(u)}")
+  if np.shape(u)[0] > MAX_ORDER:
+    raise ValueError(f"kepler.limb_dark.light_curve: {np.shape(u)[0]} coefficients; at most "
+                     f"{MAX_ORDER} are supported")
+  (b, r), (u,), dtype = _elementwise.prepare(
+      "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
+  flux = _light_curve(u, jnp.abs(b), r)
+  return flux.astype(dtype)
