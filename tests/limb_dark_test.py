@@ -98,7 +98,7 @@ class AccuracyTest(parameterized.TestCase):
 class DerivativeTest(parameterized.TestCase):
   """Derivatives in b, r and u against central differences of the reference."""
 
-  POINTS = ((0.3, 0.1), (0.95, 0.1), (1.05, 0.1), (0.2, 0.5), (1.5, 2.0), (0.7, 0.7))
+  POINTS = ((0.0, 0.1), (0.3, 0.1), (0.95, 0.1), (1.05, 0.1), (0.2, 0.5), (1.5, 2.0), (0.7, 0.7))
 
   def test_first_derivatives(self):
     u = np.array(QUADRATIC)

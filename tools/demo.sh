@@ -15,4 +15,4 @@ trap 'rm -rf "$(dirname "$venv")"' EXIT
 echo "demo: installing $(basename "$wheel") into a fresh virtualenv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel"
 cd "$(dirname "$venv")"  # away from the source tree: the installed package is used
-"$venv/bin/python" "$OLDPWD/tools/demo.py"
+"$venv/bin/python" "$OLDPWD/tools/demo.py" "$OLDPWD/kepler_demo_transit.svg"

@@ -90,14 +90,47 @@ JAXEXT_HD double Cel(double kc, double p, double a, double b) {
   return 0.5 * kPi * (b + a * m) / (m * (m + p));
 }
 
-// E(m) = cel(kc, 1, 1, kc^2) and D(m) = (E - (1 - m) K) / m = cel(kc, 1, 1, 0)
-// for m = 1 - kc^2, with their limits (both 1) at kc = 0.
-struct ED {
-  double e, d;
+// cel(kc, 1, a, b) is linear in (a, b): every call with p = 1 (all but one
+// of those the light curve needs) is a combination of D = cel(kc, 1, 1, 0)
+// and C = cel(kc, 1, 0, 1), which one pass of Bulirsch's iteration gives
+// together (the iteration's other variables do not depend on a and b).
+// E(m) = cel(kc, 1, 1, kc^2) = D + kc^2 C, and D = (E - (1 - m) K) / m, for
+// m = 1 - kc^2. At kc = 0, E = D = 1 (their limits) and C diverges: callers
+// must not use it there.
+struct CelBasis {
+  double d, c, e;
 };
-JAXEXT_HD ED EllipticED(double kc) {
-  if (kc == 0) return {1, 1};
-  return {Cel(kc, 1, 1, kc * kc), Cel(kc, 1, 1, 0)};
+JAXEXT_HD CelBasis CelP1(double kc) {
+  if (kc == 0) return {1, 0, 1};
+  constexpr double kTolerance = 1.5e-8;  // as in Cel
+  double qc = Abs(kc);
+  double e = qc;
+  double m = 1;
+  double p = 1;
+  double a1 = 1, b1 = 0;  // the (a, b) = (1, 0) lane
+  double a2 = 0, b2 = 1;  // the (a, b) = (0, 1) lane
+  for (int i = 0; i < 64; ++i) {
+    const double g = e / p;
+    double f = a1;
+    a1 += b1 / p;
+    b1 += f * g;
+    b1 += b1;
+    f = a2;
+    a2 += b2 / p;
+    b2 += f * g;
+    b2 += b2;
+    p += g;
+    const double m_old = m;
+    m += qc;
+    if (Abs(m_old - qc) <= m_old * kTolerance) break;
+    qc = Sqrt(e);
+    qc += qc;
+    e = qc * m;
+  }
+  const double scale = 0.5 * kPi / (m * (m + p));
+  const double d = (b1 + a1 * m) * scale;
+  const double c = (b2 + a2 * m) * scale;
+  return {d, c, d + kc * kc * c};
 }
 
 // Per-element geometry of the overlap (sec. 2).
@@ -181,7 +214,7 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
             -2.0 / (3 * kPi) * Cel(kc, 1, 1, 2 * kc * kc),
             2.0 / kPi * Cel(kc, 1, 1, 0)};
   }
-  if (b + r == 1) {
+  if (b + r == 1 || g.kc == 0) {
     const double s = Sqrt(r * (1 - r));
     const double theta = r > 0.5 ? 1 : 0;
     return {2.0 / (9 * kPi) *
@@ -190,18 +223,18 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
             -8 * r / (3 * kPi) * s, 8 * r / kPi * s};
   }
   const double kc = g.kc;
-  const double e = Cel(kc, 1, 1, kc * kc);
+  const CelBasis cb = CelP1(kc);
   if (!g.inside) {  // k^2 < 1
     const double sqrt_br = Sqrt(b * r);
-    const double d = Cel(kc, 1, 1, 0);
     const double bmr = b - r;
     const double value =
         g.one_minus_bmr2 / (9 * kPi * sqrt_br) *
         (kc * kc * (b * b - r * r) * Cel(kc, bmr * bmr * kc * kc, 0, 3) -
-         (3 - 6 * r * r - 2 * b * r) * d - 4 * b * r * e);
-    const double d_dr = Cel(kc, 1, 2 * r * g.one_minus_bmr2, 0) / (kPi * sqrt_br);
+         (3 - 6 * r * r - 2 * b * r) * cb.d - 4 * b * r * cb.e);
+    // cel(kc, 1, 2 r (1 - (b - r)^2), 0) and cel(kc, 1, -2 r, (1 - (b + r)^2) / b).
+    const double d_dr = 2 * r * g.one_minus_bmr2 * cb.d / (kPi * sqrt_br);
     const double d_db = g.one_minus_bmr2 / (3 * kPi * sqrt_br) *
-                        Cel(kc, 1, -2 * r, g.one_minus_bpr2 / b);
+                        (-2 * r * cb.d + g.one_minus_bpr2 / b * cb.c);
     return {value, d_db, d_dr};
   }
   // k^2 > 1
@@ -211,16 +244,17 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
   const double s = Sqrt(g.one_minus_bmr2);
   const double value = 2 * s / (9 * kPi) *
                        (g.one_minus_bpr2 * Cel(kc, p, 1 + q, p + q) -
-                        (4 - 7 * r * r - b * b) * e);
-  return {value, 4 * r / (3 * kPi) * s * Cel(kc, 1, -1, kc * kc),
-          4 * r / kPi * s * e};
+                        (4 - 7 * r * r - b * b) * cb.e);
+  // cel(kc, 1, -1, kc^2) = -D + kc^2 C.
+  return {value, 4 * r / (3 * kPi) * s * (-cb.d + kc * kc * cb.c),
+          4 * r / kPi * s * cb.e};
 }
 
 // M_n (sec. 7.2-7.5) for n = 0..n_max, overlapping configurations.
 JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
   const double b = g.b, r = g.r;
   const double k2 = g.k2;
-  const ED ed = EllipticED(g.kc);
+  const CelBasis ed = CelP1(g.kc);
   if (g.inside) {
     const double s = Sqrt(g.one_minus_bmr2);
     const double inv_k2 = b > 0 ? 4 * b * r / g.one_minus_bmr2 : 0;
