@@ -18,35 +18,15 @@ __global__ void __launch_bounds__(kBlockSize) kernel(Params<T> p) {
   namespace ld = kepler_ext::limbdark;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
        i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    const double b = fabs(static_cast<double>(p.b[i]));
-    const double r = static_cast<double>(p.r[i]);
-    const int stride = p.order + 1;
-    if (!(r >= 0) || !isfinite(b) || !isfinite(r)) {
-      const T nan = T(NAN);
-      p.flux[i] = p.d_db[i] = p.d_dr[i] = nan;
-      if (p.s) {
-        for (int k = 0; k < stride; ++k) p.s[i * stride + k] = nan;
-      }
-      continue;
-    }
-    double u[ld::kMaxOrder], g[ld::kMaxOrder + 1], work[ld::kMaxOrder + 3];
-    const T* row = p.u + (i / p.group_size) * p.order;
-    for (int k = 0; k < p.order; ++k) u[k] = static_cast<double>(row[k]);
-    ld::GreensCoefficients(u, p.order, g, work);
-    const double norm = ld::kPi * g[0] + (p.order >= 1 ? 2 * ld::kPi / 3 * g[1] : 0.0);
-    double s[ld::kMaxOrder + 1], ds_db[ld::kMaxOrder + 1], ds_dr[ld::kMaxOrder + 1];
-    ld::SolutionVector(b, r, p.order, s, ds_db, ds_dr);
-    double blocked = (s[0] - ld::kPi) * g[0];
-    double fb = ds_db[0] * g[0], fr = ds_dr[0] * g[0];
-    for (int k = 1; k <= p.order; ++k) {
-      blocked += (k == 1 ? s[1] - 2 * ld::kPi / 3 : s[k]) * g[k];
-      fb += ds_db[k] * g[k];
-      fr += ds_dr[k] * g[k];
-    }
-    p.flux[i] = static_cast<T>(blocked / norm);
-    p.d_db[i] = static_cast<T>(fb / norm);
-    p.d_dr[i] = static_cast<T>(fr / norm);
+    double g[ld::kMaxOrder + 1], s[ld::kMaxOrder + 1];
+    const double norm = ld::GreensRow(p.u + (i / p.group_size) * p.order, p.order, g);
+    const ld::Flux f = ld::LightCurvePoint(static_cast<double>(p.b[i]),
+                                           static_cast<double>(p.r[i]), g, p.order, norm, s);
+    p.flux[i] = static_cast<T>(f.value);
+    p.d_db[i] = static_cast<T>(f.d_db);
+    p.d_dr[i] = static_cast<T>(f.d_dr);
     if (p.s) {
+      const int stride = p.order + 1;
       for (int k = 0; k < stride; ++k) p.s[i * stride + k] = static_cast<T>(s[k]);
     }
   }

@@ -47,6 +47,7 @@ JAXEXT_HD double Abs(double x) { return LIMBDARK_MATH(fabs)(x); }
 JAXEXT_HD double Atan2(double y, double x) { return LIMBDARK_MATH(atan2)(y, x); }
 JAXEXT_HD double Acos(double x) { return LIMBDARK_MATH(acos)(x); }
 JAXEXT_HD bool IsFinite(double x) { return LIMBDARK_MATH(isfinite)(x); }
+JAXEXT_HD double NaN() { return LIMBDARK_MATH(nan)(""); }
 JAXEXT_HD double Max(double a, double b) { return a > b ? a : b; }
 
 // Bulirsch's general complete elliptic integral (sec. 4; R. Bulirsch, Numer.
@@ -309,8 +310,6 @@ JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
   }
 }
 
-#undef LIMBDARK_MATH
-
 }  // namespace detail
 
 // s_n(b, r) and its derivatives for n = 0..n_max (n_max <= kMaxOrder), b >= 0
@@ -382,6 +381,37 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   }
 }
 
+// One point of the light curve, what every handler computes per element:
+// with g[0..order] the Green's-basis coefficients and norm = pi g_0 +
+// 2 pi g_1 / 3, F - 1 and its derivatives in b and r, and s[0..order] the
+// solution vector (for derivatives in g). |b| is used; r < 0 or NaN/inf in
+// b or r give NaN everywhere.
+struct Flux {
+  double value, d_db, d_dr;
+};
+
+JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
+                               double norm, double* s) {
+  using namespace detail;
+  b = Abs(b);
+  if (!(r >= 0) || !IsFinite(b) || !IsFinite(r)) {
+    for (int k = 0; k <= order; ++k) s[k] = NaN();
+    return {NaN(), NaN(), NaN()};
+  }
+  double ds_db[kMaxOrder + 1], ds_dr[kMaxOrder + 1];
+  SolutionVector(b, r, order, s, ds_db, ds_dr);
+  // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
+  // transit, and no cancellation against 1 for shallow transits.
+  double blocked = (s[0] - kPi) * g[0];
+  double fb = ds_db[0] * g[0], fr = ds_dr[0] * g[0];
+  for (int k = 1; k <= order; ++k) {
+    blocked += (k == 1 ? s[1] - 2 * kPi / 3 : s[k]) * g[k];
+    fb += ds_db[k] * g[k];
+    fr += ds_dr[k] * g[k];
+  }
+  return {blocked / norm, fb / norm, fr / norm};
+}
+
 // The Green's-basis coefficients g_0..g_N of the law with coefficients
 // u_1..u_N (u[0..N-1]), sec. 1: p = A1 u (with u_0 = -1), then g by downward
 // recursion. g must hold N + 1 values (and work N + 3).
@@ -409,6 +439,18 @@ JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g,
     g_next1 = gn;
   }
 }
+
+// g[0..order] of the law with coefficients u[0..order-1] (any float type),
+// and the flux normalisation pi g_0 + 2 pi g_1 / 3.
+template <typename T>
+JAXEXT_HD double GreensRow(const T* u, int order, double* g) {
+  double ud[kMaxOrder], work[kMaxOrder + 3];
+  for (int k = 0; k < order; ++k) ud[k] = static_cast<double>(u[k]);
+  GreensCoefficients(ud, order, g, work);
+  return kPi * g[0] + (order >= 1 ? 2 * kPi / 3 * g[1] : 0.0);
+}
+
+#undef LIMBDARK_MATH
 
 }  // namespace limbdark
 }  // namespace kepler_ext

@@ -74,16 +74,6 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   return ffi::Error::Success();
 }
 
-// g[0..order] of the law with coefficients u[0..order-1], and the flux
-// normalisation pi g_0 + 2 pi g_1 / 3.
-template <typename T>
-JAXEXT_HD double GreensRow(const T* u, int order, double* g) {
-  double ud[kMaxOrder], work[kMaxOrder + 3];
-  for (int k = 0; k < order; ++k) ud[k] = static_cast<double>(u[k]);
-  GreensCoefficients(ud, order, g, work);
-  return kPi * g[0] + (order >= 1 ? 2 * kPi / 3 * g[1] : 0.0);
-}
-
 }  // namespace limbdark
 }  // namespace kepler_ext
 
