@@ -111,6 +111,15 @@ class DerivativeTest(parameterized.TestCase):
       np.testing.assert_allclose([db, dr], want, rtol=1e-9, atol=1e-13, err_msg=f"b={b}, r={r}")
       np.testing.assert_allclose(du, want_u, rtol=1e-9, atol=1e-13, err_msg=f"b={b}, r={r}")
 
+  def test_small_b(self):
+    # Where the 1/b form of dP/db cancels (it was off by 2.8e-4 relative at
+    # b = 1e-6 with 6 coefficients): the paper's small-b form takes over.
+    u = np.array(POLY6)
+    grad_b = jax.jit(jax.grad(limb_dark.light_curve, argnums=1))
+    for b in (1e-4, 1e-6, 1e-8):
+      want = float(ref.derivative(POLY6, b, 0.1, "b", h="1e-15"))
+      np.testing.assert_allclose(grad_b(u, b, 0.1), want, rtol=1e-7, atol=1e-17, err_msg=f"b={b}")
+
   def test_second_order(self):
     u = jnp.asarray(QUADRATIC, FLOAT)
     f = lambda u, b, r: limb_dark.light_curve(u, b, r)

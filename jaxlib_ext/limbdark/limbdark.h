@@ -75,9 +75,10 @@ JAXEXT_HD double Cel(double kc, double p, double a, double b) {
     b = -q / (g * g * p) + a * p;
   }
   for (int i = 0; i < 64; ++i) {
+    const double inv_p = 1 / p;  // one division per step
     double f = a;
-    a += b / p;
-    double g = e / p;
+    a += b * inv_p;
+    double g = e * inv_p;
     b += f * g;
     b += b;
     p += g;
@@ -111,13 +112,14 @@ JAXEXT_HD CelBasis CelP1(double kc) {
   double a1 = 1, b1 = 0;  // the (a, b) = (1, 0) lane
   double a2 = 0, b2 = 1;  // the (a, b) = (0, 1) lane
   for (int i = 0; i < 64; ++i) {
-    const double g = e / p;
+    const double inv_p = 1 / p;  // one division per step
+    const double g = e * inv_p;
     double f = a1;
-    a1 += b1 / p;
+    a1 += b1 * inv_p;
     b1 += f * g;
     b1 += b1;
     f = a2;
-    a2 += b2 / p;
+    a2 += b2 * inv_p;
     b2 += f * g;
     b2 += b2;
     p += g;
@@ -369,15 +371,35 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   ComputeM(g, n_max, m);
   const double a = (1 - r) * (1 + r) - b * b;
   const double c = -g.one_minus_bmr2 * g.one_minus_bpr2;
+  // For small b (inside the disk), dP/db without the 1/b, from the N_n
+  // (sec. 7.7-7.8; the paper's b_c = 1e-3; its printed form has a spurious
+  // "-3" inside the bracket): the 1/b form loses digits as b -> 0 (2.8e-4
+  // relative at b = 1e-6).
+  constexpr double kSmallB = 1e-3;
+  double nn[kMaxOrder + 1];
+  const bool small_b = g.inside && b < kSmallB;
+  if (small_b) {
+    const CelBasis cb = CelP1(g.kc);
+    nn[0] = kPi / 2;
+    nn[1] = 2.0 / 3.0 * Sqrt(g.one_minus_bmr2) * (2 * cb.e - cb.d);
+    for (int n = 2; n <= n_max - 2; ++n) {
+      nn[n] = (m[n] + n * g.one_minus_bpr2 * nn[n - 2]) / (n + 2);
+    }
+  }
   for (int n = 3; n <= n_max; ++n) {
     const double p =
         2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]);
     s[n] = -p;
     ds_dr[n] = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
-    ds_db[n] = b > 0 ? -n / b *
-                           ((r * r + b * b) * (m[n] - m[n - 2]) +
-                            (r * r - b * b) * (r * r - b * b) * m[n - 2])
-                     : 0;
+    if (small_b) {
+      ds_db[n] = -n * (b * m[n] +
+                       (2 * r * r * r + b * b * b - 3 * r * r * b - b) * m[n - 2] -
+                       4 * r * r * r * nn[n - 2]);
+    } else {
+      ds_db[n] = -n / b *
+                 ((r * r + b * b) * (m[n] - m[n - 2]) +
+                  (r * r - b * b) * (r * r - b * b) * m[n - 2]);
+    }
   }
 }
 
