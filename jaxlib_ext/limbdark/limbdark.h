@@ -361,7 +361,11 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
     deta_db = (4 * r * r * b * b * g.kappa0 - 2 * (1 + b * b + r * r) * g.kite) /
               (2 * b * kPi);
   }
-  s[2] = 2 * s[0] + 4 * kPi * eta - 2 * kPi;
+  // 2 s_0 + 4 pi eta - 2 pi with the kappa1 terms and the 2 pi cancelled by
+  // hand (kappa0 = pi and no kite inside): a smaller difference to round.
+  (void)eta;
+  s[2] = 2 * r * r * ((r - 1) * (r + 1) + 2 * b * b) * g.kappa0 -
+         ((5 * r * r - 1) + b * b) * g.kite;
   ds_db[2] = 2 * ds_db[0] + 4 * kPi * deta_db;
   ds_dr[2] = 2 * ds_dr[0] + 4 * kPi * deta_dr;
   if (n_max < 3) return;
