@@ -694,5 +694,46 @@ class CudaGraphTest(absltest.TestCase):
                                      atol=4 * eps, err_msg=f"{dtype} call {call} fused output")
 
 
+class LimbDarkTest(parameterized.TestCase):
+  """kepler.limb_dark.light_curve on the GPU against the CPU backend."""
+
+  U = {"quadratic": (0.4, 0.26), "ten": (0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01, 0.01)}
+
+  def _points(self, dtype):
+    rng = np.random.default_rng(11)
+    b = np.concatenate([rng.uniform(0, 1.3, 4000), [0.0, 0.5, 0.9, 1.1, np.nan, 0.3]])
+    r = np.concatenate([rng.uniform(1e-3, 0.5, 4000), [0.1, 0.5, 0.1, 0.1, 0.1, -0.1]])
+    return b.astype(dtype), r.astype(dtype)
+
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{law}_{dname}", law=law, dtype=dtype)
+      for law in ("quadratic", "ten") for dname, dtype in DTYPES)
+  def test_gpu_agrees_with_cpu(self, law, dtype):
+    b, r = self._points(dtype)
+    u = np.asarray(self.U[law], dtype)
+    fn = lambda u, b, r: (kepler.limb_dark.light_curve(u, b, r),)
+    (gpu,), where = _run(fn, DEVICE, u, b, r, jit=True)
+    (cpu,), _ = _run(fn, CPU, u, b, r, jit=True)
+    self.assertEqual(where, {DEVICE})
+    np.testing.assert_array_equal(np.isnan(gpu), np.isnan(cpu))
+    self.assertTrue(np.isnan(gpu[-2]) and np.isnan(gpu[-1]), "NaN b and r < 0 give NaN")
+    # Both compute in float64 inside the kernel: float32 differs by its rounding only.
+    atol = 1e-14 if dtype == np.float64 else 2 * np.finfo(np.float32).eps
+    np.testing.assert_allclose(gpu, cpu, rtol=0, atol=atol)
+
+  @parameterized.named_parameters(("_float64", np.float64), ("_float32", np.float32))
+  def test_gradients_and_vmap(self, dtype):
+    b, r = (x[:500] for x in self._points(dtype))
+    us = np.asarray([[0.4, 0.26], [0.1, 0.5]], dtype)
+    grad = jax.jit(jax.vmap(jax.grad(
+        lambda u, b, r: jnp.sum(kepler.limb_dark.light_curve(u, b, r)), argnums=(0, 1, 2)),
+        in_axes=(0, None, None)))
+    on_gpu = [np.asarray(g, np.float64) for g in grad(*(_put(x, DEVICE) for x in (us, b, r)))]
+    on_cpu = [np.asarray(g, np.float64) for g in grad(*(_put(x, CPU) for x in (us, b, r)))]
+    rtol = 1e-12 if dtype == np.float64 else 1e-4
+    for name, g, c in zip(("u", "b", "r"), on_gpu, on_cpu):
+      np.testing.assert_allclose(g, c, rtol=rtol, atol=rtol * np.max(np.abs(c)), err_msg=f"d/d{name}")
+
+
 if __name__ == "__main__":
   absltest.main()
