@@ -60,15 +60,14 @@ def _call(u, b, r, with_s):
   return jax.ffi.ffi_call(_TARGET, (out, out, out, s), vmap_method="broadcast_all")(u, b, r)
 
 
-def _fd_second(fn, x, dx, rel=1e-6):
-  """Directional derivative of fn at x along dx by a central difference.
+def _fd_step(x):
+  """The central-difference step at x (1e-6 relative, absolute below 1).
 
   Only for second and higher derivatives: the handler returns first
-  derivatives, and their own derivatives are taken numerically (about 1e-8
-  relative in float64).
+  derivatives, and their own derivatives are central differences of them
+  (about 1e-8 relative in float64).
   """
-  h = rel * jnp.maximum(1.0, jnp.abs(x))
-  return (fn(x + h * dx) - fn(x - h * dx)) / (2 * h)
+  return 1e-6 * jnp.maximum(1.0, jnp.abs(x))
 
 
 @jax.custom_jvp
@@ -83,18 +82,17 @@ def _first_derivatives_jvp(primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
   out = _first_derivatives(u, b, r)
-  # Second derivatives, numerically (see _fd_second).
+  # Second derivatives, numerically (see _fd_step).
   def along(x_b, x_r, x_u):
     return jnp.stack(_first_derivatives(x_u, x_b, x_r))
 
-  eps_b = 1e-6 * jnp.maximum(1.0, jnp.abs(b))
-  eps_r = 1e-6 * jnp.maximum(1.0, jnp.abs(r))
+  eps_b, eps_r = _fd_step(b), _fd_step(r)
   d_b = (along(b + eps_b, r, u) - along(b - eps_b, r, u)) / (2 * eps_b)
   d_r = (along(b, r + eps_r, u) - along(b, r - eps_r, u)) / (2 * eps_r)
   tangent = d_b * db + d_r * dr
   # In u, one central difference per coefficient, from the primal alone, so
   # that the tangent stays linear in du (reverse mode transposes it).
-  eps_u = 1e-6
+  eps_u = _fd_step(0.0)
   trailing = (1,) * (b.ndim - (u.ndim - 1))
   for j in range(u.shape[-1]):
     step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
@@ -117,8 +115,7 @@ def _solution_vector_jvp(primals, tangents):
   s = _solution_vector(u, b, r)
   # s does not depend on u; its derivatives in b and r numerically (they
   # enter only second derivatives of the light curve).
-  eps_b = 1e-6 * jnp.maximum(1.0, jnp.abs(b))
-  eps_r = 1e-6 * jnp.maximum(1.0, jnp.abs(r))
+  eps_b, eps_r = _fd_step(b), _fd_step(r)
   ds_db = (_solution_vector(u, b + eps_b, r) - _solution_vector(u, b - eps_b, r)) / (2 * eps_b)[..., None]
   ds_dr = (_solution_vector(u, b, r + eps_r) - _solution_vector(u, b, r - eps_r)) / (2 * eps_r)[..., None]
   return s, ds_db * db[..., None] + ds_dr * dr[..., None]

@@ -36,6 +36,18 @@ enum class CpuIsa : int { JAXEXT_CPU_ISA_LIST(JAXEXT_ISA_ENUM_, _) };
 inline constexpr CpuIsa kAllCpuIsas[] = {JAXEXT_CPU_ISA_LIST(JAXEXT_ISA_VALUE_, _)};
 #undef JAXEXT_ISA_VALUE_
 
+// An op's loop for each dtype the kernels support (DispatchFloat in
+// jaxlib_ext/ffi_helpers.h): `Loop<T>` is the loop's function-pointer type.
+// Each instruction-set variant of an op hands out one of these.
+template <template <typename> class Loop>
+struct FloatLoops {
+  Loop<float> f32;
+  Loop<double> f64;
+
+  Loop<float> get(float) const { return f32; }
+  Loop<double> get(double) const { return f64; }
+};
+
 const char* CpuIsaName(CpuIsa isa);
 
 // The CpuFeature bits the variant needs.

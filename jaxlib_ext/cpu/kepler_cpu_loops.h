@@ -16,13 +16,7 @@ using SolveLoop = void (*)(const T* mean_anomaly, const T* ecc, T* out_sin,
                            T* out_cos, size_t n, bool true_anomaly);
 
 // The loops of one instruction-set variant.
-struct SolveLoops {
-  SolveLoop<float> f32;
-  SolveLoop<double> f64;
-
-  SolveLoop<float> get(float) const { return f32; }
-  SolveLoop<double> get(double) const { return f64; }
-};
+using SolveLoops = jaxext::FloatLoops<SolveLoop>;
 
 // Each variant's loops (cpu_isa.bzl's CPU_ISAS; kepler_cpu_loops.cc compiled
 // once per variant): isa_<variant>::Loops(), and LoopsForIsa(isa), which the

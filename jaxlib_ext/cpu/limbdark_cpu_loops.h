@@ -20,13 +20,7 @@ using LightCurveLoop = void (*)(const double* g, int order, double norm,
                                 const T* b, const T* r, T* flux, T* d_db,
                                 T* d_dr, T* s, size_t n);
 
-struct LightCurveLoops {
-  LightCurveLoop<float> f32;
-  LightCurveLoop<double> f64;
-
-  LightCurveLoop<float> get(float) const { return f32; }
-  LightCurveLoop<double> get(double) const { return f64; }
-};
+using LightCurveLoops = jaxext::FloatLoops<LightCurveLoop>;
 
 JAXEXT_PER_ISA_TABLE(LightCurveLoops, LightCurve)
 
