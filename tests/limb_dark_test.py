@@ -60,6 +60,15 @@ class AccuracyTest(parameterized.TestCase):
     self.assertLessEqual(err[worst], bound,
                          f"at b={b[worst]!r}, r={r[worst]!r}: {got[worst]!r} vs {want[worst]!r}")
 
+  @parameterized.named_parameters(("uniform", ()), ("linear", (0.5,)), ("quadratic", QUADRATIC))
+  def test_random_points(self, u):
+    # Laws of up to two coefficients take the vectorised CPU path for generic
+    # points (jaxlib_ext/limbdark/limbdark.h, LowOrderLightCurvePoint): random
+    # points in and around the transit, planets up to half the star.
+    rng = np.random.default_rng(3)
+    points = list(zip(rng.uniform(0, 1.3, 60), rng.uniform(0.005, 0.5, 60)))
+    self._check_special_points(u, points, 1e-15)
+
   def test_float32(self):
     points = [(b, r) for b, r in _special_points()[::5]]
     b, r = (np.array(x, np.float32) for x in zip(*points))
