@@ -7,6 +7,7 @@ kepler package: the callers pass in the modules they have imported, after
 they have set up the environment (JAX_PLATFORMS, XLA_FLAGS, CPU affinity).
 """
 
+import os
 import time
 
 # Inputs: M uniform in [0, 2 pi), e uniform in [0, E_MAX), one fixed seed.
@@ -190,3 +191,32 @@ def rv_data(np, dtype, n):
   y = amplitude * (np.cos(omega + true_anom) + ecc * np.cos(omega)) + gamma
   y = y + rng.normal(0.0, RV_NOISE, n)
   return (np.asarray(RV_FIT_PARAMS, dtype), t.astype(dtype), y.astype(dtype))
+
+
+def run_worker(script, args, label):
+  """Runs `python script --json FILE *args` (the benchmark's worker mode) in
+  a subprocess, its output on stderr, and returns the JSON it wrote to FILE.
+  Exits with a message naming `label` if the worker fails."""
+  import json
+  import subprocess
+  import sys
+  import tempfile
+
+  with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "result.json")
+    print(f"running the {label} worker ...", file=sys.stderr, flush=True)
+    command = [sys.executable, os.path.abspath(script), "--json", out, *args]
+    code = subprocess.run(command, stdout=sys.stderr).returncode
+    if code:
+      sys.exit(f"{os.path.basename(script)}: the {label} worker failed (exit {code})")
+    with open(out) as f:
+      return json.load(f)
+
+
+def emit_report(report, output):
+  """Prints the Markdown report and, if `output` is a path, writes it there."""
+  print(report)
+  if output:
+    with open(output, "w") as f:
+      f.write(report + "\n")
+

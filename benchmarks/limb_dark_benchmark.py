@@ -18,9 +18,6 @@ import datetime
 import json
 import os
 import platform
-import subprocess
-import sys
-import tempfile
 
 import bench_common
 
@@ -104,20 +101,6 @@ def _worker(mode, quick):
   }
 
 
-def _run_worker(mode, quick):
-  with tempfile.TemporaryDirectory() as tmp:
-    out = os.path.join(tmp, "result.json")
-    command = [sys.executable, os.path.abspath(__file__), "--worker", mode, "--json", out]
-    if quick:
-      command.append("--quick")
-    print(f"running the {mode}-thread worker ...", file=sys.stderr, flush=True)
-    code = subprocess.run(command, stdout=sys.stderr).returncode
-    if code:
-      sys.exit(f"limb_dark_benchmark: the {mode} worker failed (exit {code})")
-    with open(out) as f:
-      return json.load(f)
-
-
 def _report(results, started):
   lines = [
       "# kepler-jax limb-darkening benchmark", "",
@@ -167,12 +150,9 @@ def main():
       json.dump(_worker(args.worker, args.quick), f)
     return
   started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-  results = [_run_worker(mode, args.quick) for mode in args.modes.split(",")]
-  report = _report(results, started)
-  print(report)
-  if args.output:
-    with open(args.output, "w") as f:
-      f.write(report + "\n")
+  results = [bench_common.run_worker(__file__, ["--worker", mode] + (["--quick"] if args.quick else []),
+                                     f"{mode}-thread") for mode in args.modes.split(",")]
+  bench_common.emit_report(_report(results, started), args.output)
 
 
 if __name__ == "__main__":

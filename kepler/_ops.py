@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from kepler import _elementwise
+from kepler import _partition
 from kepler._lib import _kepler_cpu
 
 # The FFI target, named in jaxlib_ext/ffi_targets.h (the CPU module hands the
@@ -19,9 +20,9 @@ _TARGET = _kepler_cpu.TARGET_NAMES["KeplerSolve"]
 
 def _ffi(true_anomaly):
   def call(m, e):
-    out = jax.ShapeDtypeStruct(m.shape, m.dtype)
-    return jax.ffi.ffi_call(_TARGET, (out, out), vmap_method="broadcast_all")(
-        m, e, true_anomaly=true_anomaly)
+    # Partitioned elementwise on many devices (kepler/_partition.py).
+    return tuple(_partition.call(_TARGET, (m, e), out_trailing=((), ()),
+                                 attrs=(("true_anomaly", true_anomaly),)))
   return call
 
 

@@ -12,6 +12,7 @@ import warnings
 
 import jax
 
+from kepler import _partition
 from kepler._lib import _kepler_cpu
 from kepler._version import CUDA_EXTRA, __version__
 
@@ -57,4 +58,7 @@ def register():
         problem or f"kepler: the installed CUDA plugin has no CUDA kernel for {missing}")
     for name in missing:
       jax.ffi.register_ffi_target(name, _kepler_cpu.gpu_unavailable_handler(), platform="CUDA")
+  # Every op partitions elementwise on many devices (kepler/_partition.py).
+  for name in cpu_targets:
+    _partition.register_target(name)
   return plugin

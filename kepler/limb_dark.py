@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kepler import _elementwise
+from kepler import _partition
 from kepler._lib import _kepler_cpu
 
 __all__ = ["light_curve", "MAX_ORDER"]
@@ -55,9 +56,11 @@ def _greens_matrix(order):
 
 
 def _call(u, b, r, with_s):
-  out = jax.ShapeDtypeStruct(b.shape, b.dtype)
-  s = jax.ShapeDtypeStruct(b.shape + (u.shape[-1] + 1,) if with_s else (0,), b.dtype)
-  return jax.ffi.ffi_call(_TARGET, (out, out, out, s), vmap_method="broadcast_all")(u, b, r)
+  """(F - 1, dF/db, dF/dr, s): s of shape b.shape + (N + 1,), or + (0,) (empty)
+  without with_s. Partitioned elementwise in b, r on many devices, u
+  replicated (kepler/_partition.py)."""
+  s_trailing = (u.shape[-1] + 1,) if with_s else (0,)
+  return _partition.call(_TARGET, (b, r), shared=(u,), out_trailing=((), (), (), s_trailing))
 
 
 def _fd_step(x):

@@ -63,7 +63,7 @@ PY
   local failed=0
   cd "$work/run"
   "$work/venv/bin/python" -c 'import jax, kepler; print(f"running against jax {jax.__version__}, kepler {kepler.__version__} from {kepler.__file__}")' || return 1
-  for test in kepler_test accuracy_test; do
+  for test in kepler_test accuracy_test sharding_test multiprocess_test; do
     for x64 in 1 0; do
       echo "--- $test, jax_enable_x64=$x64"
       if JAX_PLATFORMS=cpu KEPLER_TEST_X64=$x64 PYTHONPATH="$work/run" \

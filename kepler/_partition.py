@@ -1,0 +1,222 @@
+"""FFI calls that XLA partitions elementwise on many devices.
+
+`jax.ffi.ffi_call` is replicated under `jax.jit` with sharded inputs: XLA
+gathers every input onto every device and each device computes everything.
+`call` below binds the FFI target through a primitive of this module
+instead, whose lowering tells XLA that the call is elementwise:
+
+- the target is registered as batch-partitionable
+  (`jax.ffi.register_ffi_target_as_batch_partitionable`), and the custom call
+  carries the frontend attribute `num_batch_dims`: XLA's batch partitioner
+  then gives each device its shard of the leading `num_batch_dims`
+  dimensions of every operand and result, and replicates their other
+  dimensions;
+- under Shardy (jax's default partitioner from 0.7), an `sdy.sharding_rule`
+  relating those dimensions, so that shardings propagate through the call.
+
+Operands are elementwise (all of one shape S, already broadcast) or shared
+(the same for every element, e.g. limb-darkening coefficients u of shape
+(N,)). The lowering reshapes the elementwise operands and the results to
+(1, *S, 1) (results with trailing dimensions T to (1, *S, *T)) with
+num_batch_dims = len(S) + 1. XLA's batch partitioner shards the leading
+num_batch_dims dimensions of every operand of higher rank, replicates those
+of lower rank, and replicates everything when no operand has a dimension
+past the batch ones: the trailing 1 gives every elementwise operand one, the
+leading 1 keeps a rank-1 shared operand below num_batch_dims (replicated,
+not split) even when S is 1-D.
+
+Under `vmap` of a shared operand (a batch of stars, each with its own u)
+the leading dimensions K of the shared operand index rows of the
+elementwise ones (shape (*K, *R)); then num_batch_dims = len(K): devices
+split K and the R dimensions are replicated (gathered if sharded).
+
+Inside `shard_map` (manual sharding) the call runs on each device's block.
+With jax 0.6 (Shardy off by default) the batch partitioner alone applies;
+with `jax_use_shardy_partitioner` on, the rule is attached as well.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.interpreters import batching
+from jax.extend.core import Primitive
+from jax.interpreters import mlir
+
+# Private modules, used where no public API exists across the supported
+# range (0.6 to 0.12): ShapedArray (to build the call's avals), and, in
+# _sharding_rule, the Shardy rule helpers of custom_partitioning.
+from jax._src import core as _core
+
+__all__ = ["call", "register_target"]
+
+
+def register_target(name):
+  """Marks an FFI target (registered on every platform) as batch-partitionable.
+
+  Every supported jax has the function (the floor, 0.6.0, included); were it
+  missing, XLA would replicate the call: every device computing everything,
+  the results still right.
+  """
+  mark = getattr(jax.ffi, "register_ffi_target_as_batch_partitionable", None)
+  if mark is not None:
+    mark(name)
+
+
+def _varying(aval):
+  """The manual mesh axes an aval varies over inside shard_map (jax 0.7 to
+  0.11: `vma`; 0.12: `manual_axis_type.varying`; before 0.7: none)."""
+  if hasattr(aval, "manual_axis_type"):
+    return frozenset(aval.manual_axis_type.varying)
+  return frozenset(getattr(aval, "vma", frozenset()))
+
+
+def _out_aval(elem_avals, all_avals, trailing, dtype):
+  """The aval of a result: the elementwise shape plus `trailing`, sharded like
+  the first sharded elementwise operand (replicated on `trailing`), varying
+  over the manual axes of the operand that varies over the most (shard_map):
+  derived from that operand's aval so that every jax version's way of
+  recording them carries over."""
+  shape = tuple(elem_avals[0].shape) + tuple(trailing)
+  base = max(all_avals, key=lambda a: len(_varying(a)))
+  kwargs = {}
+  shardings = [a.sharding for a in elem_avals if getattr(a, "sharding", None) is not None]
+  if shardings:
+    def spec_of(sh):
+      return tuple(sh.spec) + (None,) * (len(elem_avals[0].shape) - len(sh.spec))
+    chosen = next((sh for sh in shardings if any(x is not None for x in spec_of(sh))), shardings[0])
+    kwargs["sharding"] = jax.sharding.NamedSharding(
+        chosen.mesh, jax.sharding.PartitionSpec(*spec_of(chosen), *([None] * len(trailing))))
+  return base.update(shape=shape, dtype=np.dtype(dtype), weak_type=False, **kwargs)
+
+
+_prim = Primitive("kepler_elementwise_ffi")
+_prim.multiple_results = True
+
+
+def _abstract_eval(*avals, target, n_shared, row_dims, out_trailing, dtype, attrs):
+  del target, attrs, row_dims
+  return [_out_aval(avals[n_shared:], avals, t, dtype) for t in out_trailing]
+
+
+_prim.def_abstract_eval(_abstract_eval)
+
+
+def _impl(*args, **params):
+  return jax.jit(functools.partial(_prim.bind, **params))(*args)
+
+
+_prim.def_impl(_impl)
+
+
+def _layout(elem_shape, row_dims, out_trailing):
+  """(the elementwise operands' shape, the results' shapes, num_batch_dims)
+  as the custom call sees them (module docstring); shared operands keep
+  their shapes."""
+  if row_dims == 0:
+    lead, batch = (1,) + tuple(elem_shape), len(elem_shape) + 1
+  else:
+    rest = int(np.prod(elem_shape[row_dims:], dtype=np.int64))
+    lead, batch = tuple(elem_shape[:row_dims]) + (rest,), row_dims
+  results = [lead + (tuple(t) if t else (1,)) for t in out_trailing]
+  return lead + (1,), results, batch
+
+
+def _sharding_rule(shared_types, elem_types, result_types, num_batch_dims, row_dims):
+  """The sdy.sharding_rule attribute: the batch dimensions shared by the
+  elementwise operands and the results (and by shared operands under vmap),
+  every other dimension a factor of its own."""
+  from jax._src import custom_partitioning_sharding_rule as sdy_rule
+
+  batch = [f"b{i}" for i in range(num_batch_dims)]
+  names = (f"x{i}" for i in range(10**6))
+
+  def spec(t, batched):
+    rank = len(mlir.ir.RankedTensorType(t).shape)
+    lead = batch if batched else []
+    return " ".join(lead + [next(names) for _ in range(rank - len(lead))])
+
+  operands = list(shared_types) + list(elem_types)
+  text = (", ".join([spec(t, row_dims > 0) for t in shared_types] +
+                    [spec(t, True) for t in elem_types]) +
+          " -> " + ", ".join(spec(t, True) for t in result_types))
+  return sdy_rule.sdy_sharding_rule_to_mlir(
+      sdy_rule.str_to_sdy_sharding_rule(text), operands, list(result_types))
+
+
+def _lowering(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attrs):
+  from jax._src.lib.mlir.dialects import hlo
+
+  shared_avals = ctx.avals_in[:n_shared]
+  elem_shape, result_shapes, num_batch_dims = _layout(
+      ctx.avals_in[n_shared].shape, row_dims, out_trailing)
+  element = mlir.dtype_to_ir_type(np.dtype(dtype))
+
+  def tensor(shape):
+    return mlir.ir.RankedTensorType.get(shape, element)
+
+  elem_args = [hlo.reshape(tensor(elem_shape), a) for a in args[n_shared:]]
+  call_args = list(args[:n_shared]) + elem_args
+  in_avals = list(shared_avals) + [_core.ShapedArray(elem_shape, dtype)] * len(elem_args)
+  out_avals = [_core.ShapedArray(s, dtype) for s in result_shapes]
+  extra = {"mhlo.frontend_attributes": mlir.ir.DictAttr.get(
+      {"num_batch_dims": mlir.ir.StringAttr.get(str(num_batch_dims))})}
+  if jax.config.jax_use_shardy_partitioner:
+    extra["sdy.sharding_rule"] = _sharding_rule(
+        [a.type for a in args[:n_shared]], [a.type for a in elem_args],
+        [tensor(s) for s in result_shapes], num_batch_dims, row_dims)
+  rule = jax.ffi.ffi_lowering(target, extra_attributes=extra)
+  results = rule(ctx.replace(avals_in=in_avals, avals_out=out_avals), *call_args, **dict(attrs))
+  return [hlo.reshape(tensor(aval.shape), r) for aval, r in zip(ctx.avals_out, results)]
+
+
+mlir.register_lowering(_prim, _lowering)
+
+
+def _batch(args, dims, *, target, n_shared, row_dims, out_trailing, dtype, attrs):
+  """vmap. A batched shared operand (one u per star) adds a row dimension in
+  front of the elementwise operands' (axis 0 everywhere); otherwise the new
+  axis is an elementwise one, placed after the row dimensions."""
+  size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+  shared_batched = any(d is not None for d in dims[:n_shared])
+  axis = 0 if shared_batched else row_dims
+
+  def move(x, d, to):
+    if d is None:
+      x = jnp.expand_dims(x, to)
+      return jnp.broadcast_to(x, x.shape[:to] + (size,) + x.shape[to + 1:])
+    return jnp.moveaxis(x, d, to)
+
+  if shared_batched:
+    shared = [move(a, d, 0) for a, d in zip(args[:n_shared], dims[:n_shared])]
+  else:
+    shared = list(args[:n_shared])
+  elem = [move(a, d, axis) for a, d in zip(args[n_shared:], dims[n_shared:])]
+  outs = _prim.bind(*shared, *elem, target=target, n_shared=n_shared,
+                    row_dims=row_dims + 1 if shared_batched else row_dims,
+                    out_trailing=out_trailing, dtype=dtype, attrs=attrs)
+  return outs, [axis] * len(outs)
+
+
+batching.primitive_batchers[_prim] = _batch
+
+
+def call(target, elementwise, shared=(), out_trailing=((),), attrs=()):
+  """Calls FFI target `target`, partitioned elementwise.
+
+  Args:
+    target: the FFI target name (registered with `register_target` too).
+    elementwise: arrays of one shape S and one float dtype (already broadcast).
+    shared: arrays every element uses whole (e.g. coefficients (N,)), of the
+      same dtype; the handler receives them before the elementwise ones.
+    out_trailing: per result, its dimensions after S (() for elementwise).
+    attrs: ((name, value), ...): the FFI attributes of the call.
+
+  Returns:
+    The results, of shapes S + trailing, in the dtype of the operands.
+  """
+  dtype = np.dtype(elementwise[0].dtype)
+  return _prim.bind(*shared, *elementwise, target=target, n_shared=len(shared), row_dims=0,
+                    out_trailing=tuple(tuple(t) for t in out_trailing), dtype=dtype,
+                    attrs=tuple(attrs))
