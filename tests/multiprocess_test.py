@@ -85,6 +85,13 @@ def _free_port():
 class MultiProcessTest(absltest.TestCase):
 
   def test_two_processes(self):
+    # gloo's TCP transport binds to the address this machine's hostname
+    # resolves to: say so plainly where it does not resolve.
+    try:
+      socket.getaddrinfo(socket.gethostname(), None)
+    except OSError as e:
+      self.fail(f"this machine's hostname {socket.gethostname()!r} does not resolve ({e}); "
+                "gloo needs it (add it to /etc/hosts)")
     port = _free_port()
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", str(i),
