@@ -83,14 +83,40 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double Atan2NonNegative(double y, double x) {
   return a;
 }
 
-// Bulirsch's general complete elliptic integral (sec. 4; R. Bulirsch, Numer.
-// Math. 13, 305, 1969): the integral over phi in [0, pi/2] of
+// One step of Bulirsch's iteration (R. Bulirsch, Numer. Math. 13, 305,
+// 1969), in the pieces Cel, CelP1 and CelFixedSteps share. The iteration
+// converges quadratically; it stops at sqrt of double's epsilon.
+constexpr double kCelTolerance = 1.5e-8;
+
+// A pair (a, b) at the current p, with inv_p = 1 / p and g = e / p (the
+// caller then adds g to p).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelPairStep(double inv_p, double g,
+                                                double& a, double& b) {
+  const double f = a;
+  a += b * inv_p;
+  b = 2 * (b + f * g);
+}
+
+// m += qc; true when this step reached the tolerance (the iteration's
+// results are then those of the current variables).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool CelStepM(double qc, double& m) {
+  const double m_old = m;
+  m += qc;
+  return Abs(m_old - qc) <= m_old * kCelTolerance;
+}
+
+// The next qc and e, for the next step.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelStepQc(double m, double& qc, double& e) {
+  qc = 2 * Sqrt(e);
+  e = qc * m;
+}
+
+// Bulirsch's general complete elliptic integral (sec. 4): the integral over
+// phi in [0, pi/2] of
 // (a cos^2 + b sin^2) / ((cos^2 + p sin^2) sqrt(cos^2 + kc^2 sin^2)).
 // p <= 0 gives the Cauchy principal value. kc must not be 0 (the integral
 // diverges there; callers use the limits E and cel(0, 1, 1, 0) = 1).
 JAXEXT_HD double Cel(double kc, double p, double a, double b) {
-  // The iteration converges quadratically; stop at sqrt of double's epsilon.
-  constexpr double kTolerance = 1.5e-8;
   double qc = Abs(kc);
   double e = qc;
   double m = 1;
@@ -109,18 +135,11 @@ JAXEXT_HD double Cel(double kc, double p, double a, double b) {
   }
   for (int i = 0; i < 64; ++i) {
     const double inv_p = 1 / p;  // one division per step
-    double f = a;
-    a += b * inv_p;
-    double g = e * inv_p;
-    b += f * g;
-    b += b;
+    const double g = e * inv_p;
+    CelPairStep(inv_p, g, a, b);
     p += g;
-    g = m;
-    m += qc;
-    if (Abs(g - qc) <= g * kTolerance) break;
-    qc = Sqrt(e);
-    qc += qc;
-    e = qc * m;
+    if (CelStepM(qc, m)) break;
+    CelStepQc(m, qc, e);
   }
   return 0.5 * kPi * (b + a * m) / (m * (m + p));
 }
@@ -137,7 +156,6 @@ struct CelBasis {
 };
 JAXEXT_HD CelBasis CelP1(double kc) {
   if (kc == 0) return {1, 0, 1};
-  constexpr double kTolerance = 1.5e-8;  // as in Cel
   double qc = Abs(kc);
   double e = qc;
   double m = 1;
@@ -147,21 +165,11 @@ JAXEXT_HD CelBasis CelP1(double kc) {
   for (int i = 0; i < 64; ++i) {
     const double inv_p = 1 / p;  // one division per step
     const double g = e * inv_p;
-    double f = a1;
-    a1 += b1 * inv_p;
-    b1 += f * g;
-    b1 += b1;
-    f = a2;
-    a2 += b2 * inv_p;
-    b2 += f * g;
-    b2 += b2;
+    CelPairStep(inv_p, g, a1, b1);
+    CelPairStep(inv_p, g, a2, b2);
     p += g;
-    const double m_old = m;
-    m += qc;
-    if (Abs(m_old - qc) <= m_old * kTolerance) break;
-    qc = Sqrt(e);
-    qc += qc;
-    e = qc * m;
+    if (CelStepM(qc, m)) break;
+    CelStepQc(m, qc, e);
   }
   const double scale = 0.5 * kPi / (m * (m + p));
   const double d = (b1 + a1 * m) * scale;
@@ -186,7 +194,6 @@ struct CelTriple {
 };
 JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTriple CelFixedSteps(double kc, double p3,
                                                        double a3, double b3) {
-  constexpr double kTolerance = 1.5e-8;  // as in Cel
   double qc = Abs(kc);
   double e = qc;
   double m = 1;
@@ -199,22 +206,13 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTriple CelFixedSteps(double kc, double p3,
   for (int i = 0; i < kCelSteps; ++i) {
     const double inv_p1 = 1 / p1, inv_p3 = 1 / p3;
     const double g1 = e * inv_p1, g3 = e * inv_p3;
-    double f = a1;
-    a1 += b1 * inv_p1;
-    b1 = 2 * (b1 + f * g1);
-    f = a2;
-    a2 += b2 * inv_p1;
-    b2 = 2 * (b2 + f * g1);
-    f = a3;
-    a3 += b3 * inv_p3;
-    b3 = 2 * (b3 + f * g3);
+    CelPairStep(inv_p1, g1, a1, b1);
+    CelPairStep(inv_p1, g1, a2, b2);
+    CelPairStep(inv_p3, g3, a3, b3);
     p1 += g1;
     p3 += g3;
-    const double m_old = m;
-    m += qc;
-    converged = converged || Abs(m_old - qc) <= m_old * kTolerance;
-    qc = 2 * Sqrt(e);
-    e = qc * m;
+    converged = CelStepM(qc, m) || converged;
+    CelStepQc(m, qc, e);
   }
   const double scale1 = 0.5 * kPi / (m * (m + p1));
   const double d = (b1 + a1 * m) * scale1;
