@@ -36,6 +36,7 @@ with `jax_use_shardy_partitioner` on, the rule is attached as well.
 """
 
 import functools
+import itertools
 
 import jax
 import jax.numpy as jnp
@@ -103,8 +104,16 @@ def _abstract_eval(*avals, target, n_shared, row_dims, out_trailing, dtype, attr
 _prim.def_abstract_eval(_abstract_eval)
 
 
+@functools.lru_cache(maxsize=None)
+def _jitted(**params):
+  """The primitive with these parameters, jitted once (params are hashable)."""
+  return jax.jit(functools.partial(_prim.bind, **params))
+
+
 def _impl(*args, **params):
-  return jax.jit(functools.partial(_prim.bind, **params))(*args)
+  # Outside jit: run it compiled, through one cached jit per parameter set,
+  # so that repeated calls reuse the compiled program.
+  return _jitted(**params)(*args)
 
 
 _prim.def_impl(_impl)
@@ -130,7 +139,7 @@ def _sharding_rule(shared_types, elem_types, result_types, num_batch_dims, row_d
   from jax._src import custom_partitioning_sharding_rule as sdy_rule
 
   batch = [f"b{i}" for i in range(num_batch_dims)]
-  names = (f"x{i}" for i in range(10**6))
+  names = (f"x{i}" for i in itertools.count())
 
   def spec(t, batched):
     rank = len(mlir.ir.RankedTensorType(t).shape)
