@@ -10,7 +10,13 @@ jax.vmap. See kepler/_ops.py for the primitive and README.md for the rules on
 dtypes, shapes and invalid input.
 """
 
-from kepler import _jax_check
+# First: another distribution with files in this package's folder (pip lets
+# `kepler.py` and `kepler` overwrite them) raises ImportError here.
+from kepler import _ownership
+
+_ownership.check(__path__[0])
+
+from kepler import _jax_check  # pylint: disable=g-import-not-at-top
 from kepler._version import JAX_BELOW, JAX_MIN, __version__
 
 # Before anything touches XLA: a jax outside the range raises ImportError here.

@@ -68,7 +68,8 @@ class WheelTest(absltest.TestCase):
       dist_info = self._dist_info(name)
       self.assertIn(f"{dist_info}/LICENSE", zf.namelist(), name)
       self.assertIn("Apache License", zf.read(f"{dist_info}/LICENSE").decode())
-      for top in tops - {dist_info}:
+      hook = {"_kepler_jax_ownership.py", "kepler_jax.pth"} if name == self.main else set()
+      for top in tops - {dist_info} - hook:
         self.assertTrue(top.startswith("kepler"), f"{name} installs top-level {top}")
       self.assertFalse([n for n in zf.namelist() if "__pycache__" in n or n.startswith("tests/")])
 
@@ -78,6 +79,15 @@ class WheelTest(absltest.TestCase):
                      "kepler/_lib/__init__.py", "kepler/_lib/_kepler_cpu.so"):
       self.assertIn(required, names)
     self.assertFalse([n for n in names if "cuda" in n.split("/")[0]], "no CUDA in the main wheel")
+
+  def test_main_wheel_installs_the_start_up_ownership_check(self):
+    zf = self.wheels[self.main]
+    # The same module as the package's, run at start-up by the .pth file's
+    # one line (site.py executes .pth lines that begin with "import").
+    self.assertEqual(zf.read("_kepler_jax_ownership.py"), zf.read("kepler/_ownership.py"))
+    self.assertEqual(zf.read("kepler_jax.pth").decode(),
+                     "import _kepler_jax_ownership; _kepler_jax_ownership.install_import_guard()\n")
+    self.assertIn(b"_ownership.check(", zf.read("kepler/__init__.py"))
 
   def test_plugin_wheel_holds_only_the_cuda_module(self):
     if not self.plugin:

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# Builds the wheels twice from clean (with --config=cuda where nvcc exists:
-# the main wheel and the CUDA plugin) and fails unless the two builds are
-# byte-identical. The second build also starts with an empty cache of zig
-# (the C++ toolchain, third_party/zig), which then builds libc++ anew.
+# Byte-for-byte reproducible wheels: a build from clean, with an empty zig
+# cache (the C++ toolchain, third_party/zig, then builds libc++ anew), must
+# give the same files as a reference build of the same sources.
+#
+#   tools/check_reproducible_wheel.sh [REFERENCE_DIR]
+#
+# REFERENCE_DIR holds wheels built earlier (tools/test_all.sh passes the
+# release's, from tools/build_wheels.sh): those of the default Python are
+# compared. Without it, a first build (warm caches) is the reference. Both are
+# built with --config=cuda where a CUDA toolkit is found (the plugin too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source tools/setup.sh
 config=()
-if [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
-  config=(--config=cuda)
+have_cuda && config=(--config=cuda)
+tag="cp${HERMETIC_PYTHON_VERSION/./}"
+reference=${1:-}
+if [ -z "$reference" ]; then
+  reference=$(mktemp -d)
+  bazel build "${config[@]}" //:wheel
+  cp bazel-bin/wheel/*.whl "$reference/"
 fi
+want=$(cd "$reference" && sha256sum kepler_jax*-"$tag"-*.whl)
+[ -n "$want" ] || { echo "no $tag wheels in $reference" >&2; exit 1; }
 fresh_zig_cache=$(mktemp -d)
 trap 'rm -rf "$fresh_zig_cache"' EXIT
-sums=()
-for attempt in 1 2; do
-  bazel clean
-  extra=()
-  [ "$attempt" = 2 ] && extra=(--action_env=TMPDIR="$fresh_zig_cache")
-  bazel build "${config[@]}" "${extra[@]}" //:wheel
-  sums+=("$(cd bazel-bin/wheel && sha256sum *.whl)")
-  echo "build $attempt:"
-  echo "${sums[-1]}"
-done
-if [ "${sums[0]}" != "${sums[1]}" ]; then
+bazel clean
+bazel build "${config[@]}" --action_env=TMPDIR="$fresh_zig_cache" //:wheel
+got=$(cd bazel-bin/wheel && sha256sum *.whl)
+echo "reference ($reference):"
+echo "$want"
+echo "clean build with an empty zig cache:"
+echo "$got"
+if [ "$want" != "$got" ]; then
   echo "the wheels are not reproducible" >&2
   exit 1
 fi

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# Every test, as CI runs it: `bazel test //...` for each supported Python (and
-# that Python's wheel), the wheels installed next to the oldest and the newest
-# supported jax, the CUDA build (compile only), the embedding workspace, the
-# module with bzlmod on Bazel 7.7.1 (and a module depending on it), buildifier,
-# and the byte-for-byte reproducibility of the wheels.
+# Every test, as CI runs it, the way jax tests its matrix: the full `bazel
+# test //...` for the default Python (Bazel 4.2.3, WORKSPACE) and for Bazel
+# 7.7.1 (bzlmod); for every Python of the release, its wheels built by
+# tools/build_wheels.sh and the Python tests run against them in fresh
+# virtualenvs next to a pip-installed jax (3.14 and 3.15 in the sid root);
+# the CUDA build (compile only), the old-glibc run, the embedding workspace,
+# buildifier, and the byte-for-byte reproducibility of the wheels.
 #
-# Every leg runs even when an earlier one fails. The log ends with each failed
-# leg's name and log file, the count of Bazel test targets and of legs passed
-# and failed, and the exit status is non-zero when anything failed.
+# Every leg runs even when an earlier one fails. The log ends with each leg's
+# duration and status, each failed leg's log file, the count of Bazel test
+# targets and of legs passed and failed; the exit status is non-zero when
+# anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# 3.12 last: the CUDA build and the embedding workspace use it, as demo.sh does.
-pythons=${KEPLER_TEST_PYTHONS:-3.11 3.13 3.12}
+source tools/setup.sh  # Bazel, the release matrix, have_cuda
+set +e  # (setup.sh sets -e) a failed leg must not stop the others
 # The jax each wheel is tested with: the floor (kepler/_version.py's JAX_MIN)
-# and the newest on PyPI for that Python; and one jax below the floor, which
-# `import kepler` must refuse.
+# and the newest on PyPI for that Python (its lock's); and one jax below the
+# floor, which `import kepler` must refuse.
 jax_min=$(sed -n 's/^JAX_MIN = "\(.*\)"$/\1/p' kepler/_version.py)
-wheel_legs=${KEPLER_WHEEL_LEGS:-3.12:$jax_min 3.12:0.12.0.1 3.13:0.12.0.1 3.11:0.10.2 3.12:0.5.3:refused}
+newest() { sed -n 's/^jax==\([^ ]*\) .*/\1/p' "tools/requirements/requirements_lock_${1/./_}.txt"; }
+host_wheel_legs=${KEPLER_WHEEL_LEGS:-"3.12:$jax_min 3.12:$(newest 3.12) 3.13:$(newest 3.13) 3.11:$(newest 3.11) 3.12:0.5.3:refused 3.12:$(newest 3.12):clash"}
+sid_wheel_legs=${KEPLER_SID_WHEEL_LEGS:-"3.14:$(newest 3.14) 3.15:$(newest 3.15)"}
 
 logs=$(mktemp -d /tmp/kepler_test_all.XXXXXX)
 dist="$logs/dist"
@@ -25,6 +30,7 @@ results="$logs/bazel_results.txt"
 touch "$results"
 passed_legs=()
 failed_legs=()
+durations=()
 
 # leg NAME COMMAND...: runs COMMAND, its output both shown and kept in a log.
 leg() {
@@ -32,8 +38,11 @@ leg() {
   shift
   local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9._-' '_').log"
   printf '\n=== %s\n' "$name"
+  local start=$SECONDS
   "$@" 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]}
+  durations+=("$(printf '%4d:%02d  %s  %s' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) \
+    "$([ "$status" -eq 0 ] && echo passed || echo FAILED)" "$name")")
   grep -E '^//.* (PASSED|FAILED|TIMEOUT|NO STATUS)' "$log" >>"$results" || true
   if [ "$status" -eq 0 ]; then
     passed_legs+=("$name")
@@ -43,55 +52,48 @@ leg() {
   fi
 }
 
-python_leg() {  # bazel test //... and the wheel, for one Python
-  export HERMETIC_PYTHON_VERSION=$1
-  source tools/setup.sh || return 1
-  local status=0
-  bazel test //... || status=1
-  # Agreement with exoplanet-core, whose lock exists for Python 3.12 only.
-  if [ "$1" = 3.12 ]; then
-    bazel test //tests:limb_dark_peers_test || status=1
-  fi
-  # The wheel, and the interpreter that built it for tools/wheel_legs.sh.
-  bazel build //:wheel && cp bazel-bin/wheel/*.whl "$dist/" &&
-    bazel_python >"$dist/python-cp${1/./}.txt" || status=1
-  return $status
-}
-
-have_cuda() {
-  [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null
+default_leg() {  # everything Bazel tests, for the default Python
+  export HERMETIC_PYTHON_VERSION=3.12
+  bazel test //... &&
+    # Agreement with exoplanet-core, whose lock exists for Python 3.12 only.
+    bazel test //tests:limb_dark_peers_test
 }
 
 cuda_leg() {
   if have_cuda; then
     # Every target, the *_gpu tests included (this fetches the pinned JAX CUDA
     # plugin, about 3 GB); running those needs a GPU.
-    bazel build --config=cuda //... && bazel test --config=cuda //tests:wheel_test
+    HERMETIC_PYTHON_VERSION=3.12 bazel build --config=cuda //...
   else
     echo "CUDA: NOT BUILT, no CUDA toolkit on this machine"
     return 1
   fi
 }
 
-leg "buildifier: Bazel files formatted" tools/buildifier_check.sh
-for version in $pythons; do
-  leg "Python $version: bazel test //... and its wheel" python_leg "$version"
-done
-export HERMETIC_PYTHON_VERSION=3.12
-leg "wheels in fresh virtualenvs: $wheel_legs" tools/wheel_legs.sh "$dist" $wheel_legs
-leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
 old_glibc_leg() {  # both wheels' modules where nvcc exists, else the CPU one
   local flags=()
   have_cuda && flags=(--config=cuda)
-  tools/old_glibc/run.sh /tmp/bullseye-root "${flags[@]}"
+  HERMETIC_PYTHON_VERSION=3.12 tools/old_glibc/run.sh /tmp/bullseye-root "${flags[@]}"
 }
+
+leg "buildifier: Bazel files formatted" tools/buildifier_check.sh
+leg "Python 3.12: bazel test //... (Bazel 4.2.3, WORKSPACE)" default_leg
+leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
+leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
+  bash tools/build_wheels.sh "$dist"
+leg "wheels in fresh virtualenvs: $host_wheel_legs" tools/wheel_legs.sh "$dist" $host_wheel_legs
+leg "wheels in fresh virtualenvs in the sid root: $sid_wheel_legs" \
+  env SID_BINDS="$dist" tools/sid/run bash tools/wheel_legs.sh "$dist" $sid_wheel_legs
 leg "old glibc: the hermetic build runs in Debian bullseye (glibc 2.31)" old_glibc_leg
 leg "embedding workspace (tests/embedding): bazel test //..." \
   bash -c 'cd tests/embedding && bazel test //...'
-leg "bzlmod: Bazel 7.7.1 --noenable_workspace, and tests/embedding_bzlmod" tools/bazel7/test_bzlmod.sh
-leg "reproducible wheels: two clean builds" tools/check_reproducible_wheel.sh
+leg "bzlmod: Bazel 7.7.1 --noenable_workspace, and tests/embedding_bzlmod" tools/sid/test_bzlmod.sh
+leg "reproducible wheels: a clean build equals the release's cp312 wheels" \
+  tools/check_reproducible_wheel.sh "$dist"
 
 printf '\n=== summary\n'
+echo "  time    status  leg"
+printf '%s\n' "${durations[@]}"
 for entry in "${failed_legs[@]}"; do
   echo "FAILED leg: ${entry%%|*} (log: ${entry#*|})"
 done

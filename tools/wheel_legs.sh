@@ -5,30 +5,55 @@
 #
 #   bash tools/wheel_legs.sh WHEEL_DIR LEG...
 #
-# WHEEL_DIR holds the wheels and, for each Python tag, python-cpXY.txt naming
-# the interpreter Bazel built that wheel with (tools/test_all.sh writes both).
-# LEG is PYTHON:JAX, e.g. 3.12:0.6.0 (the wheel for cpPYTHON from WHEEL_DIR,
-# with jax==JAX and jaxlib==JAX), or PYTHON:JAX:refused, which installs the
-# wheel with --no-deps next to a jax outside the supported range and checks
-# that `import kepler` raises ImportError naming both versions while JAX keeps
-# working. Every leg runs even when one fails; the exit status is non-zero if
-# any did. Test packages are pinned to the versions of the Bazel locks.
+# WHEEL_DIR holds the wheels (tools/build_wheels.sh writes them). LEG is
+# PYTHON:JAX[:MODE], e.g. 3.12:0.6.0: the cpPYTHON wheel from WHEEL_DIR with
+# jax==JAX and jaxlib==JAX in a virtualenv of that Python (found as Bazel's
+# repository rule finds it: pyenv, then pythonX.Y on PATH; for 3.14 and 3.15
+# run this script in the sid root, tools/sid/run). MODE is
+#   tests (default): the Python tests, with jax_enable_x64 on and off;
+#   refused: the wheel installed with --no-deps next to a jax outside the
+#     supported range: `import kepler` must raise ImportError naming both
+#     versions while JAX keeps working;
+#   clash: the distributions that also install a top-level `kepler` package
+#     (CLASHING below), each installed after the wheel and before it: `import
+#     kepler` must fail naming it, and the repair its message gives must work.
+# Every leg runs even when one fails; the exit status is non-zero if any did.
+# Test packages are pinned to the versions of that Python's Bazel lock.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 wheel_dir=$(realpath "$1")
 shift
-test_pins=(mpmath==1.4.1 absl-py==2.5.1)
+# TEST:X64 MODES; the light curve's test runs with x64 on only, as in Bazel
+# (tests/BUILD.bazel: its float32 checks use float32 arrays).
+tests=(kepler_test:10 accuracy_test:10 limb_dark_test:1 sharding_test:10 multiprocess_test:10)
+# PyPI distributions whose files go into site-packages/kepler too.
+CLASHING=(kepler==0.3.0 kepler.py==0.0.7)
 
-run_leg() {  # run_leg PYTHON JAX [refused]
+find_python() {  # the interpreter of Python X.Y, as third_party/python finds it
+  local version=$1 found
+  found=$(pyenv prefix "$version" 2>/dev/null) && [ -x "$found/bin/python$version" ] &&
+    { echo "$found/bin/python$version"; return; }
+  found=$(command -v "python$version") && [[ "$found" != */shims/* ]] && { echo "$found"; return; }
+  found=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".*/bin/"python$version" 2>/dev/null |
+    sort -V | tail -n 1)
+  [ -n "$found" ] && echo "$found"
+}
+
+# The version that Python's lock pins for a package (absl-py==2.5.1 -> 2.5.1).
+pinned() {
+  sed -n "s/^$2==\([^ ]*\) .*/\1/p" "$repo/tools/requirements/requirements_lock_${1/./_}.txt"
+}
+
+run_leg() {  # run_leg PYTHON JAX [MODE]
   local py_version=$1 jax_version=$2 mode=${3:-tests}
   local tag="cp${py_version/./}"
   local wheel
   wheel=$(ls "$wheel_dir"/kepler_jax-*-"$tag"-*.whl 2>/dev/null | head -1)
   [ -n "$wheel" ] || { echo "no $tag wheel in $wheel_dir"; return 1; }
   local python
-  python=$(cat "$wheel_dir/python-$tag.txt" 2>/dev/null)
-  [ -x "$python" ] || { echo "no interpreter for $tag: $wheel_dir/python-$tag.txt"; return 1; }
+  python=$(find_python "$py_version")
+  [ -n "$python" ] || { echo "no Python $py_version interpreter on this machine"; return 1; }
   local work
   work=$(mktemp -d)
   trap 'rm -rf "$work"' RETURN
@@ -55,7 +80,13 @@ PY
     )
     return
   fi
-  "${pip[@]}" "$wheel" "jax==$jax_version" "jaxlib==$jax_version" "${test_pins[@]}" || return 1
+  if [ "$mode" = clash ]; then
+    "${pip[@]}" "$wheel" "jax==$jax_version" "jaxlib==$jax_version" || return 1
+    clash_leg "$work/venv/bin/python" "$wheel"
+    return
+  fi
+  "${pip[@]}" "$wheel" "jax==$jax_version" "jaxlib==$jax_version" \
+    "mpmath==$(pinned "$py_version" mpmath)" "absl-py==$(pinned "$py_version" absl-py)" || return 1
   # The tests, outside the source tree: `import kepler` finds the wheel.
   mkdir -p "$work/run/tests"
   cp "$repo"/tests/*.py "$work/run/tests/"
@@ -63,8 +94,10 @@ PY
   local failed=0
   cd "$work/run"
   "$work/venv/bin/python" -c 'import jax, kepler; print(f"running against jax {jax.__version__}, kepler {kepler.__version__} from {kepler.__file__}")' || return 1
-  for test in kepler_test accuracy_test sharding_test multiprocess_test; do
-    for x64 in 1 0; do
+  local entry test x64
+  for entry in "${tests[@]}"; do
+    test=${entry%%:*}
+    for x64 in $(echo "${entry#*:}" | grep -o .); do
       echo "--- $test, jax_enable_x64=$x64"
       if JAX_PLATFORMS=cpu KEPLER_TEST_X64=$x64 PYTHONPATH="$work/run" \
         "$work/venv/bin/python" "tests/$test.py" >"$work/test.log" 2>&1; then
@@ -78,6 +111,49 @@ PY
   done
   cd "$repo"
   return $failed
+}
+
+# import_kepler PYTHON: runs `import kepler` and a solve away from the source
+# tree; prints what happened; succeeds only if both worked.
+import_kepler() {
+  (cd / && "$1" -c 'import kepler, jax.numpy as jnp; print("import kepler: ok,", kepler.__file__); print(kepler.solve(jnp.array([1.0]), jnp.array([0.5])))' 2>&1)
+}
+
+clash_leg() {  # clash_leg PYTHON WHEEL
+  local python=$1 wheel=$2 other name
+  local pip=("$python" -m pip --disable-pip-version-check --quiet)
+  import_kepler "$python" >/dev/null || { echo "the wheel alone does not import"; return 1; }
+  for other in "${CLASHING[@]}"; do
+    name=${other%%==*}
+    for order in after before; do
+      echo "--- $other installed $order kepler-jax"
+      if [ "$order" = after ]; then
+        "${pip[@]}" install "$other" || return 1
+      else
+        "${pip[@]}" install "$other" && "${pip[@]}" install --force-reinstall --no-deps "$wheel" ||
+          return 1
+      fi
+      local out
+      if out=$(import_kepler "$python"); then
+        echo "$out"
+        echo "FAILED: import kepler worked with $other installed $order kepler-jax"
+        return 1
+      fi
+      local message
+      message=$(echo "$out" | grep '^ImportError: kepler-jax: ')
+      echo "    $message"
+      if [[ "$message" != *"$name "* ]] || [[ "$message" != *"pip uninstall -y $name && pip install --force-reinstall --no-deps kepler-jax=="* ]]; then
+        echo "$out"
+        echo "FAILED: the message does not name $name and its repair"
+        return 1
+      fi
+      # The repair the message gives, with the wheel file for the version on PyPI.
+      "${pip[@]}" uninstall -y "$name" && "${pip[@]}" install --force-reinstall --no-deps "$wheel" ||
+        return 1
+      out=$(import_kepler "$python") || { echo "$out"; echo "FAILED: the repair did not work"; return 1; }
+      echo "    after the repair: ${out%%$'\n'*}"
+    done
+  done
 }
 
 failed=()

@@ -115,8 +115,8 @@ toolchain(
 
 cc_library(
     name = "headers",
-    hdrs = glob(["include/**/*.h"]),
-    includes = ["include"],
+    hdrs = glob(["include/**/*.h", "platinclude/**/*.h"]),
+    includes = ["include", "platinclude"],
 )
 """
 
@@ -130,10 +130,20 @@ PYTHON_INTERPRETER = "{interpreter}"
 def _hermetic_python_impl(rctx):
     version = python_version(rctx)
     interpreter = find_interpreter(rctx, version)
-    info = _run(rctx, [interpreter, "-c", "import sys, sysconfig; print(sys.version_info[:2] == (%s)); print(sysconfig.get_paths()['include'])" % version.replace(".", ", ")], "querying " + str(interpreter)).splitlines()
+    info = _run(rctx, [interpreter, "-c", "import sys, sysconfig; print(sys.version_info[:2] == (%s)); print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('MULTIARCH') or '')" % version.replace(".", ", ")], "querying " + str(interpreter)).splitlines()
     if info[0] != "True":
         fail("%s is not Python %s" % (interpreter, version))
     rctx.symlink(info[1], "include")
+
+    # Debian's Pythons split their headers: include/pythonX.Y/pyconfig.h
+    # includes <MULTIARCH/pythonX.Y/pyconfig.h> from the system's include
+    # folder, which the wheels' compiler (zig) does not search.
+    multiarch = info[2] if len(info) > 2 else ""
+    platform_headers = rctx.path("/usr/include/%s/python%s" % (multiarch, version))
+    if multiarch and platform_headers.exists:
+        rctx.symlink(platform_headers, "platinclude/%s/python%s" % (multiarch, version))
+    else:
+        rctx.file("platinclude/README", "No platform-specific headers for this interpreter.\n")
     rctx.file("BUILD.bazel", _PYTHON_BUILD.format(interpreter = interpreter))
     rctx.file("defs.bzl", _PYTHON_DEFS.format(version = version, tag = version.replace(".", ""), interpreter = interpreter))
     rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)

@@ -87,8 +87,9 @@ def record_line(path, data):
   return f"{path},sha256={digest.decode()},{len(data)}"
 
 
-def write_wheel(out_dir, name, version, tag, files, metadata, license_path):
-  """Writes {name}-{version}-{tag}.whl holding `files` ({path in wheel: file})."""
+def write_wheel(out_dir, name, version, tag, files, metadata, license_path, generated=None):
+  """Writes {name}-{version}-{tag}.whl holding `files` ({path in wheel: file})
+  and `generated` ({path in wheel: bytes})."""
   dist_info = f"{name}-{version}.dist-info"
   wheel = [
       "Wheel-Version: 1.0",
@@ -96,10 +97,11 @@ def write_wheel(out_dir, name, version, tag, files, metadata, license_path):
       "Root-Is-Purelib: false",
       f"Tag: {tag}",
   ]
-  entries = []
-  for dest in sorted(files):
-    with open(files[dest], "rb") as f:
-      entries.append((dest, f.read()))
+  contents = dict(generated or {})
+  for dest, src in files.items():
+    with open(src, "rb") as f:
+      contents[dest] = f.read()
+  entries = sorted(contents.items())
   with open(license_path, "rb") as f:
     entries.append((f"{dist_info}/LICENSE", f.read()))
   entries.append((f"{dist_info}/METADATA", ("\n".join(metadata) + "\n").encode()))
@@ -140,6 +142,10 @@ def main():
   parser.add_argument("--version_file", required=True)
   parser.add_argument("--license", required=True)
   parser.add_argument("--python_tag", required=True)
+  parser.add_argument("--site_hook", default="",
+                      help="a module of the main wheel (path in the wheel) that is also "
+                      "installed as a top-level module with a .pth file that calls its "
+                      "install_import_guard() when Python starts")
   parser.add_argument("--out_dir", required=True)
   args = parser.parse_args()
 
@@ -173,7 +179,15 @@ def main():
       f'Requires-Dist: {plugin_dist}=={version}; extra == "{extra}"',
       f'Requires-Dist: jax[{extra}]{jax_range}; extra == "{extra}"',
   ]
-  write_wheel(args.out_dir, "kepler_jax", version, tag_of(files), files, metadata, args.license)
+  generated = {}
+  if args.site_hook:
+    # kepler/_ownership.py -> _kepler_jax_ownership.py and kepler_jax.pth
+    module = "_kepler_jax_" + os.path.splitext(os.path.basename(args.site_hook))[0].lstrip("_")
+    with open(files[args.site_hook], "rb") as f:
+      generated[module + ".py"] = f.read()
+    generated["kepler_jax.pth"] = f"import {module}; {module}.install_import_guard()\n".encode()
+  write_wheel(args.out_dir, "kepler_jax", version, tag_of(files), files, metadata, args.license,
+              generated)
 
   if args.cuda_manifest:
     major = args.cuda_version.split(".")[0]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bzlmod with Bazel 7.7.1 (Debian sid's, in an isolated root: tools/bazel7/):
+# bzlmod with Bazel 7.7.1 (Debian sid's, in an isolated root: tools/sid/):
 #   1. this repository with MODULE.bazel alone: bazel test --config=bzlmod //...
 #   2. tests/embedding_bzlmod, a module that depends on kepler_jax with
 #      bazel_dep + local_path_override: its py_test (jit, grad; the project's
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 before=$(git status --porcelain --untracked-files=no)
-sidbazel=$(pwd)/tools/bazel7/sidbazel
+sidbazel=$(pwd)/tools/sid/bazel
 echo "bzlmod: $("$sidbazel" --version)"
 "$sidbazel" test --config=bzlmod //...
 (cd tests/embedding_bzlmod && "$sidbazel" test --noenable_workspace //...)

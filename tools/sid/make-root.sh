@@ -1,7 +1,9 @@
 #!/bin/bash
-# Builds an isolated Debian sid root with Bazel 7.7.1 (bzlmod) for tools/bazel7/sidbazel.
-# The host stays Debian 12: only mmdebstrap and bubblewrap (its own packages) are installed
-# on it. Adapted from ../shared/notes/bazel7/ (the notes record why each step is there).
+# Builds an isolated Debian sid root for tools/sid/run: Bazel 7.7.1 (bzlmod) and the
+# Pythons that only sid packages (3.14 and 3.15, with pip from python3-pip, which
+# every python3.X of Debian shares). The host stays Debian 12: only mmdebstrap and
+# bubblewrap (its own packages) are installed on it. The comments say why each
+# step is there.
 set -euo pipefail
 ROOT=${1:-/tmp/sidroot}
 MIRROR="deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main"
@@ -17,7 +19,8 @@ fi
 mmdebstrap --variant=apt \
   --aptopt='Acquire::Check-Valid-Until "false"' \
   --aptopt='Apt::Install-Recommends "false"' \
-  --include=bazel-bootstrap,build-essential,python3,g++-15,bazel-rules-shell,ca-certificates \
+  --include=bazel-bootstrap,build-essential,python3,g++-15,bazel-rules-shell,ca-certificates,python3-pip,\
+python3.14-dev,python3.14-venv,python3.15-dev,python3.15-venv \
   sid "$ROOT" "$MIRROR"
 
 # 2) stub modules for bzlmod deps of @bazel_tools / rules_python that Debian does not package
@@ -64,7 +67,7 @@ EOF
 
 # 4) CUDA 13.0 (bind-mounted from the host at run time) vs sid glibc 2.43: nvcc fails with
 #    "exception specification is incompatible ... rsqrt". Keep a patched copy of
-#    crt/math_functions.h in the rootfs; sidbazel bind-mounts it over the original.
+#    crt/math_functions.h in the rootfs; tools/sid/run bind-mounts it over the original.
 CU=/usr/local/cuda-13.0/targets/x86_64-linux/include/crt/math_functions.h
 if [ -f "$CU" ]; then
   mkdir -p "$ROOT/usr/local/share/cuda-glibc-fix"
