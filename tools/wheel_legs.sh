@@ -18,6 +18,7 @@
 #     (CLASHING below), each installed after the wheel and before it: `import
 #     kepler` must fail naming it, and the repair its message gives must work.
 # Every leg runs even when one fails; the exit status is non-zero if any did.
+# Legs run two at a time (KEPLER_WHEEL_JOBS), each logged apart and printed whole.
 # Test packages are pinned to the versions of that Python's Bazel lock.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -156,11 +157,28 @@ clash_leg() {  # clash_leg PYTHON WHEEL
   done
 }
 
-failed=()
-for leg in "$@"; do
+# The legs run KEPLER_WHEEL_JOBS at a time (default 2, this machine's cores:
+# a leg is mostly one Python process at a time), each into a log of its own;
+# the logs are printed in the order of the legs as they finish.
+jobs=${KEPLER_WHEEL_JOBS:-2}
+leg_logs=$(mktemp -d)
+trap 'rm -rf "$leg_logs"' EXIT
+pids=()
+for i in $(seq 0 $(($# - 1))); do
+  leg=${@:$((i + 1)):1}
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  echo "wheel leg $leg: started"
   IFS=: read -r py jax mode <<<"$leg"
+  run_leg "$py" "$jax" "$mode" >"$leg_logs/$i.log" 2>&1 &
+  pids+=($!)
+done
+failed=()
+for i in "${!pids[@]}"; do
+  leg=${@:$((i + 1)):1}
+  wait "${pids[$i]}" && status=0 || status=$?
   printf '\n=== wheel leg %s\n' "$leg"
-  if run_leg "$py" "$jax" "$mode"; then
+  cat "$leg_logs/$i.log"
+  if [ "$status" -eq 0 ]; then
     echo "wheel leg $leg: PASSED"
   else
     echo "wheel leg $leg: FAILED"
