@@ -1,7 +1,8 @@
 """The XLA FFI headers every handler is built against: a pinned, hashed input.
 
 A handler loads only into an XLA whose FFI API version is at least the one of
-the headers it was compiled with (see ../shared/notes/wheels.md), so the
+the headers it was compiled with (XLA refuses the rest: "handler's API
+version (0.5) is incompatible with the framework's API version (0.4)"), so the
 headers are those of the OLDEST jaxlib the wheels support, taken from that
 jaxlib's wheel on PyPI (its include/ tree) rather than from whatever jaxlib the
 Python lock of the build holds. The jaxlib version pinned here must equal

@@ -6,7 +6,7 @@ version and sha256, fetched by pip like every other pinned input), driven as
 glibc version, so the binaries need no newer glibc than it, and it links its
 own libc++ (with libc++abi and libunwind) into each binary, so they need no
 libstdc++ at all. That is what makes the wheels manylinux_2_17 whatever the
-build machine's glibc and gcc are (../shared/notes/wheels.md).
+build machine's glibc and gcc are (README.md, "Compilers and glibc").
 
 The repository holds the unpacked zig, wrapper scripts that Bazel calls as
 its compiler and archiver (bin/), and a cc_toolchain_suite, :toolchain, for
