@@ -8,7 +8,7 @@ inputs sharded over a 1-D mesh of 1 and of 2 host devices
 (--xla_force_host_platform_device_count), each device one thread
 (--xla_cpu_multi_thread_eigen=false, the process pinned to as many cores as
 devices), with the speed-up of 2 devices over 1 and the target (>= 1.7x,
-kepler/_partition.py partitions each op elementwise). One worker subprocess
+kepler/_ffi/partition.py partitions each op elementwise). One worker subprocess
 per device count; needs a machine with 2 cores or more.
 """
 

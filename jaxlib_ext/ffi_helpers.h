@@ -59,20 +59,37 @@ inline ffi::Error CheckSameShapeAndType(const char* op,
   return ffi::Error::Success();
 }
 
-// Calls fn(T{}) with T the C++ type of `dtype`: the one place that lists the
-// dtypes the kernels support.
+// The dtypes the kernels compute in: X(C++ type, XLA DataType, numpy name).
+// The one list: DispatchFloat's cases and message, the CPU module's
+// KERNEL_DTYPES (which the Python layer promotes to) come from it; the
+// instantiations of each op's loops and kernels must cover it.
+#define JAXEXT_KERNEL_DTYPES(X) \
+  X(float, F32, "float32")      \
+  X(double, F64, "float64")
+
+// "float32 and float64": JAXEXT_KERNEL_DTYPES's names, for messages.
+inline std::string KernelDtypeNames() {
+  std::string names;
+#define JAXEXT_DTYPE_NAME_(type, xla, name) names += (names.empty() ? "" : " and ") + std::string(name);
+  JAXEXT_KERNEL_DTYPES(JAXEXT_DTYPE_NAME_)
+#undef JAXEXT_DTYPE_NAME_
+  return names;
+}
+
+// Calls fn(T{}) with T the C++ type of `dtype`, one of JAXEXT_KERNEL_DTYPES.
 template <typename Fn>
 ffi::Error DispatchFloat(const char* op, ffi::DataType dtype, Fn&& fn) {
   switch (dtype) {
-    case ffi::DataType::F32:
-      return fn(float{});
-    case ffi::DataType::F64:
-      return fn(double{});
+#define JAXEXT_DTYPE_CASE_(type, xla, name) \
+  case ffi::DataType::xla:                  \
+    return fn(type{});
+    JAXEXT_KERNEL_DTYPES(JAXEXT_DTYPE_CASE_)
+#undef JAXEXT_DTYPE_CASE_
     default:
       return ffi::Error::InvalidArgument(
           std::string(op) + ": unsupported dtype (XLA element type " +
-          std::to_string(static_cast<int>(dtype)) +
-          "); the kernels support float32 and float64");
+          std::to_string(static_cast<int>(dtype)) + "); the kernels support " +
+          KernelDtypeNames());
   }
 }
 

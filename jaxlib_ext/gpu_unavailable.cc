@@ -6,7 +6,7 @@
 
 #include "xla/ffi/api/ffi.h"
 
-namespace kepler_ext {
+namespace jaxext {
 namespace {
 
 namespace ffi = xla::ffi;
@@ -34,9 +34,9 @@ void SetGpuUnavailableMessage(std::string message) {
   Message() = std::move(message);
 }
 
-}  // namespace kepler_ext
+}  // namespace jaxext
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(KeplerGpuUnavailable, kepler_ext::GpuUnavailableImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GpuUnavailable, jaxext::GpuUnavailableImpl,
                               xla::ffi::Ffi::Bind()
                                   .RemainingArgs()
                                   .RemainingRets()

@@ -1,5 +1,5 @@
 // Host/device portability for headers that both the host compiler and nvcc
-// compile (the ops' math, e.g. jaxlib_ext/solver/kepler_solver.h).
+// compile (the ops' math headers, jaxlib_ext/<op>/<op>.h).
 //
 //   JAXEXT_HD             on a function: callable from host and device code.
 //   JAXEXT_ALWAYS_INLINE  force inlining on the host, so that the compiler
@@ -8,9 +8,14 @@
 //                         apply (nvcc's device pass); tests may predefine it
 //                         to 1 to run that path on the host.
 //   JAXEXT_HAS_HW_FMA     1 where fma() is one instruction.
-//
-// Only macros (and, on the device path on a host, <math.h>): it may be
-// included inside a namespace, as the per-ISA loop files include the math.
+//   JAXEXT_MATH_NAMESPACE the inline namespace an op's math header wraps its
+//                         code in (jaxext::<op>::JAXEXT_MATH_NAMESPACE).
+//                         A translation unit compiled with other flags than
+//                         the rest (each CPU instruction-set variant, the
+//                         device-path tests) predefines its own name, so that
+//                         its copies of the inline functions get symbols of
+//                         their own and the linker cannot swap one copy for
+//                         another. Callers name the functions without it.
 #ifndef JAXLIB_EXT_HOST_DEVICE_H_
 #define JAXLIB_EXT_HOST_DEVICE_H_
 
@@ -48,6 +53,10 @@
 #define JAXEXT_HAS_HW_FMA 1
 #else
 #define JAXEXT_HAS_HW_FMA 0
+#endif
+
+#ifndef JAXEXT_MATH_NAMESPACE
+#define JAXEXT_MATH_NAMESPACE math_portable
 #endif
 
 #endif  // JAXLIB_EXT_HOST_DEVICE_H_

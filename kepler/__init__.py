@@ -6,8 +6,8 @@
     flux_minus_1 = kepler.limb_dark.light_curve(u, b, r)
 
 Both work under jax.jit, jax.grad (any order, forward and reverse) and
-jax.vmap. See kepler/_ops.py for the primitive and README.md for the rules on
-dtypes, shapes and invalid input.
+jax.vmap. See docs/api.md for the rules on dtypes, shapes and invalid input;
+each op is a module of its own (kepler/kepler_solve.py, kepler/limb_dark.py).
 """
 
 # First: another distribution with files in this package's folder (pip lets
@@ -22,14 +22,14 @@ from kepler._version import JAX_BELOW, JAX_MIN, __version__
 # Before anything touches XLA: a jax outside the range raises ImportError here.
 _jax_check.check_installed()
 
-from kepler import _registration  # pylint: disable=g-import-not-at-top
+from kepler._ffi import registration  # pylint: disable=g-import-not-at-top
 
-_cuda_plugin = _registration.register()
+_cuda_plugin = registration.register()
 
 # The CUDA toolkit that built the installed CUDA plugin, or None without one.
 cuda_version = _cuda_plugin.cuda_version if _cuda_plugin is not None else None
 
-from kepler._ops import solve, true_anomaly  # pylint: disable=g-import-not-at-top
+from kepler.kepler_solve import solve, true_anomaly  # pylint: disable=g-import-not-at-top
 from kepler import limb_dark  # pylint: disable=g-import-not-at-top
 
 __all__ = ["solve", "true_anomaly", "limb_dark", "cuda_version", "__version__", "JAX_MIN", "JAX_BELOW"]

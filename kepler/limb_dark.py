@@ -2,8 +2,8 @@
 
 The closed form of Agol, Luger & Foreman-Mackey (2020, AJ 159, 123) for a
 star with polynomial limb darkening of any order, computed by the compiled
-handlers (jaxlib_ext/cpu/limbdark_cpu.cc, jaxlib_ext/cuda/limbdark_cuda.cc,
-the math in jaxlib_ext/limbdark/limbdark.h) with its derivatives in b and r;
+handlers (jaxlib_ext/limb_dark/: limb_dark_cpu.cc, limb_dark_cuda.cc, the
+math in limb_dark.h) with its derivatives in b and r;
 the derivatives in u follow from the solution vector the handler also returns
 when they are asked for.
 """
@@ -14,15 +14,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kepler import _elementwise
-from kepler import _partition
-from kepler._lib import _kepler_cpu
+from kepler import _ffi
+from kepler._ffi import elementwise
+from kepler._ffi import partition
 
 __all__ = ["light_curve", "MAX_ORDER"]
 
-# The FFI target (jaxlib_ext/ffi_targets.h) and the most coefficients it takes.
-_TARGET = _kepler_cpu.TARGET_NAMES["LimbDark"]
-MAX_ORDER = _kepler_cpu.LIMB_DARK_MAX_ORDER
+_TARGET = _ffi.target("limb_dark")
+# The most coefficients u the op takes (limb_dark.h, kMaxOrder).
+MAX_ORDER = _ffi.constant("LIMB_DARK_MAX_ORDER")
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,9 +58,9 @@ def _greens_matrix(order):
 def _call(u, b, r, with_s):
   """(F - 1, dF/db, dF/dr, s): s of shape b.shape + (N + 1,), or + (0,) (empty)
   without with_s. Partitioned elementwise in b, r on many devices, u
-  replicated (kepler/_partition.py)."""
+  replicated (kepler/_ffi/partition.py)."""
   s_trailing = (u.shape[-1] + 1,) if with_s else (0,)
-  return _partition.call(_TARGET, (b, r), shared=(u,), out_trailing=((), (), (), s_trailing))
+  return partition.call(_TARGET, (b, r), shared=(u,), out_trailing=((), (), (), s_trailing))
 
 
 def _fd_step(x):
@@ -200,7 +200,7 @@ def light_curve(u, b, r, *, order=None):
   if np.shape(u)[0] > MAX_ORDER:
     raise ValueError(f"kepler.limb_dark.light_curve: {np.shape(u)[0]} coefficients; at most "
                      f"{MAX_ORDER} are supported")
-  (b, r), (u,), dtype = _elementwise.prepare(
+  (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
   flux = _light_curve(u, jnp.abs(b), r)
   return flux.astype(dtype)

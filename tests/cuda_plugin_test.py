@@ -35,7 +35,7 @@ class CudaPluginTest(absltest.TestCase):
     result = _run_python("""
         import jax.numpy as jnp
         import kepler
-        from kepler import _registration
+        from kepler._ffi import registration as _registration
         print("CUDA", kepler.cuda_version)
         print("PROBLEM", _registration._load_cuda_plugin()[1])
         print("CPU", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))

@@ -1,22 +1,15 @@
 // The solve loop over the solver's device path; see device_path_loops.h.
 //
-// Compiled with JAXEXT_DEVICE_PATH=1, so kepler_solver.h takes the branches
+// Compiled with JAXEXT_DEVICE_PATH=1, so kepler_solve.h takes the branches
 // the CUDA kernel takes (::fma, ::rint, ::sqrt, ::cbrt, plain selects)
 // instead of the host's bit-level ones, and KEPLER_DEVICE_PATH_VARIANT naming
-// the namespace of this compilation (strict or fused).
-//
-// As in jaxlib_ext/cpu/kepler_cpu_loops.cc, the solver is included inside an
-// unnamed namespace, so that the two variants, compiled with different
-// floating-point flags, each keep private copies of its inline functions
-// (otherwise the linker would keep one of them for both). The standard
-// headers the solver includes on this path are included first, so that their
-// include guards keep them out of that namespace.
-#include <math.h>
-
+// the namespace of this compilation's entry points (strict or fused); the
+// BUILD file also gives each compilation its own JAXEXT_MATH_NAMESPACE, so
+// that the two, compiled with different floating-point flags, keep separate
+// copies of the solver's inline functions.
 #include <cstddef>
-#include <cstdint>
 
-#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/kepler_solve/kepler_solve.h"
 #include "tests/device_path_loops.h"
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
@@ -30,9 +23,7 @@ namespace kepler_device_path {
 namespace KEPLER_DEVICE_PATH_VARIANT {
 namespace {
 
-#include "jaxlib_ext/solver/kepler_solver.h"
-
-// The same per-element calls as the kernel (jaxlib_ext/cuda/kepler_kernel.cu).
+// The same per-element calls as the kernel (jaxlib_ext/kepler_solve/kepler_solve_kernel.cu).
 template <typename T>
 void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
                std::size_t n, bool true_anomaly) {
@@ -41,9 +32,9 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
     const T e = ecc[i];
     T s, c;
     if (true_anomaly) {
-      kepler_ext::solve_true(m, e, &s, &c);
+      jaxext::kepler_solve::SolveTrue(m, e, &s, &c);
     } else {
-      kepler_ext::solve_eccentric(m, e, &s, &c);
+      jaxext::kepler_solve::SolveEccentric(m, e, &s, &c);
     }
     out_sin[i] = s;
     out_cos[i] = c;

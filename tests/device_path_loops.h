@@ -3,15 +3,15 @@
 //
 // tests/BUILD.bazel compiles device_path_loops.cc twice, once per way a
 // compiler may round the code (see there), each into its own namespace.
-#ifndef KEPLER_TESTS_DEVICE_PATH_LOOPS_H_
-#define KEPLER_TESTS_DEVICE_PATH_LOOPS_H_
+#ifndef TESTS_DEVICE_PATH_LOOPS_H_
+#define TESTS_DEVICE_PATH_LOOPS_H_
 
 #include <cstddef>
 
 namespace kepler_device_path {
 
 // out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in [0, n):
-// solve_true when true_anomaly is set, else solve_eccentric.
+// SolveTrue when true_anomaly is set, else SolveEccentric.
 #define KEPLER_DEVICE_PATH_DECLARE(ns)                                      \
   namespace ns {                                                            \
   void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,   \
@@ -29,4 +29,4 @@ KEPLER_DEVICE_PATH_DECLARE(fused)
 
 }  // namespace kepler_device_path
 
-#endif  // KEPLER_TESTS_DEVICE_PATH_LOOPS_H_
+#endif  // TESTS_DEVICE_PATH_LOOPS_H_

@@ -89,7 +89,7 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
 }  // namespace
 
 PYBIND11_MODULE(_device_path, m) {
-  m.doc() = "kepler_solver.h's device path (JAXEXT_DEVICE_PATH=1) on the host.";
+  m.doc() = "kepler_solve.h's device path (JAXEXT_DEVICE_PATH=1) on the host.";
   m.def("solve", &Solve, py::arg("variant"), py::arg("kind"),
         py::arg("mean_anomaly"), py::arg("eccentricity"),
         "(sin, cos) of the eccentric (kind='eccentric') or true (kind='true') "

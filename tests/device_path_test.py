@@ -1,6 +1,6 @@
 """The solver's device path, compiled for the host, against mpmath.
 
-The CUDA kernel (jaxlib_ext/cuda/kepler_kernel.cu) runs kepler_solver.h with
+The CUDA kernel (jaxlib_ext/kepler_solve/kepler_solve_kernel.cu) runs kepler_solve.h with
 JAXEXT_DEVICE_PATH=1: the C math functions (fma, rint, sqrt, cbrt, fabs) and
 plain selects, where the host path has its own bit-level sqrt, cube root and
 rounding. Without a GPU that code would go unchecked; here the same

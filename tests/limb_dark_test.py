@@ -71,7 +71,7 @@ class AccuracyTest(parameterized.TestCase):
   @parameterized.named_parameters(("uniform", ()), ("linear", (0.5,)), ("quadratic", QUADRATIC))
   def test_random_points(self, u):
     # Laws of up to two coefficients take the vectorised CPU path for generic
-    # points (jaxlib_ext/limbdark/limbdark.h, LowOrderLightCurvePoint): random
+    # points (jaxlib_ext/limb_dark/limb_dark.h, LowOrderLightCurvePoint): random
     # points in and around the transit, planets up to half the star.
     rng = np.random.default_rng(3)
     points = list(zip(rng.uniform(0, 1.3, 60), rng.uniform(0.005, 0.5, 60)))
@@ -121,7 +121,7 @@ class DerivativeTest(parameterized.TestCase):
       # float32: the kernel's derivatives are rounded once, but those in u
       # then pass through float32 arithmetic outside the kernel (the Green's
       # basis, kepler/limb_dark.py) on terms of size ~1: a few float32 ulps
-      # of 1 in absolute terms (1.1e-7 seen with jax 0.6.0).
+      # of 1 in absolute terms (1.1e-7 with jax 0.6.0).
       rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 5e-7)
       np.testing.assert_allclose([db, dr], want, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
       np.testing.assert_allclose(du, want_u, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")

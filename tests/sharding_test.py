@@ -1,4 +1,4 @@
-"""Both ops partition elementwise on 8 CPU devices (kepler/_partition.py).
+"""Both ops partition elementwise on 8 CPU devices (kepler/_ffi/partition.py).
 
 Under jax.jit with inputs sharded on 1-D and 2-D meshes (Auto and Explicit
 axis types, any dimension of the array), and under grad, jvp, vmap and

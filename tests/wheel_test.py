@@ -75,7 +75,8 @@ class WheelTest(absltest.TestCase):
 
   def test_main_wheel_holds_the_package_and_the_cpu_module(self):
     names = set(self.wheels[self.main].namelist())
-    for required in ("kepler/__init__.py", "kepler/_ops.py", "kepler/_version.py",
+    for required in ("kepler/__init__.py", "kepler/kepler_solve.py", "kepler/_ffi/partition.py",
+                     "kepler/_version.py",
                      "kepler/_lib/__init__.py", "kepler/_lib/_kepler_cpu.so"):
       self.assertIn(required, names)
     self.assertFalse([n for n in names if "cuda" in n.split("/")[0]], "no CUDA in the main wheel")

@@ -15,7 +15,10 @@ fi
 
 # The interpreter itself is found by Bazel's repository rule
 # (third_party/python/repositories.bzl), which fails clearly if it is missing.
-export HERMETIC_PYTHON_VERSION="${HERMETIC_PYTHON_VERSION:-3.12}"
+# DEFAULT_PYTHON: the Python of the full `bazel test //...`, the CUDA build and
+# the benchmarks (their locks exist for it).
+DEFAULT_PYTHON=3.12
+export HERMETIC_PYTHON_VERSION="${HERMETIC_PYTHON_VERSION:-$DEFAULT_PYTHON}"
 echo "setup: bazel $(bazel --version 2>/dev/null | head -1), Python $HERMETIC_PYTHON_VERSION"
 
 # The interpreter Bazel picked for HERMETIC_PYTHON_VERSION (the wheels' ABI),

@@ -20,7 +20,9 @@ set +e  # (setup.sh sets -e) a failed leg must not stop the others
 # floor, which `import kepler` must refuse.
 jax_min=$(sed -n 's/^JAX_MIN = "\(.*\)"$/\1/p' kepler/_version.py)
 newest() { sed -n 's/^jax==\([^ ]*\) .*/\1/p' "tools/requirements/requirements_lock_${1/./_}.txt"; }
-host_wheel_legs=${KEPLER_WHEEL_LEGS:-"3.12:$jax_min 3.12:$(newest 3.12) 3.13:$(newest 3.13) 3.11:$(newest 3.11) 3.12:0.5.3:refused 3.12:$(newest 3.12):clash"}
+jax_below_min=0.5.3  # the last jax release before JAX_MIN
+py=$DEFAULT_PYTHON
+host_wheel_legs=${KEPLER_WHEEL_LEGS:-"$py:$jax_min $py:$(newest $py) 3.13:$(newest 3.13) 3.11:$(newest 3.11) $py:$jax_below_min:refused $py:$(newest $py):clash"}
 sid_wheel_legs=${KEPLER_SID_WHEEL_LEGS:-"3.14:$(newest 3.14) 3.15:$(newest 3.15)"}
 
 logs=$(mktemp -d /tmp/kepler_test_all.XXXXXX)
@@ -53,9 +55,9 @@ leg() {
 }
 
 default_leg() {  # everything Bazel tests, for the default Python
-  export HERMETIC_PYTHON_VERSION=3.12
+  export HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON
   bazel test //... &&
-    # Agreement with exoplanet-core, whose lock exists for Python 3.12 only.
+    # Agreement with exoplanet-core, whose lock exists for DEFAULT_PYTHON only.
     bazel test //tests:limb_dark_peers_test
 }
 
@@ -63,7 +65,7 @@ cuda_leg() {
   if have_cuda; then
     # Every target, the *_gpu tests included (this fetches the pinned JAX CUDA
     # plugin, about 3 GB); running those needs a GPU.
-    HERMETIC_PYTHON_VERSION=3.12 bazel build --config=cuda //...
+    HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON bazel build --config=cuda //...
   else
     echo "CUDA: NOT BUILT, no CUDA toolkit on this machine"
     return 1
@@ -73,11 +75,11 @@ cuda_leg() {
 old_glibc_leg() {  # both wheels' modules where nvcc exists, else the CPU one
   local flags=()
   have_cuda && flags=(--config=cuda)
-  HERMETIC_PYTHON_VERSION=3.12 tools/old_glibc/run.sh /tmp/bullseye-root "${flags[@]}"
+  HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON tools/old_glibc/run.sh /tmp/bullseye-root "${flags[@]}"
 }
 
 leg "buildifier: Bazel files formatted" tools/buildifier_check.sh
-leg "Python 3.12: bazel test //... (Bazel 4.2.3, WORKSPACE)" default_leg
+leg "Python $DEFAULT_PYTHON: bazel test //... (Bazel 4.2.3, WORKSPACE)" default_leg
 leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
 leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
   bash tools/build_wheels.sh "$dist"

@@ -56,9 +56,11 @@ CPU_ISA_NAMES = [isa.name for isa in CPU_ISAS]
 def per_isa_cc_library(name, srcs, hdrs = [], copts = [], deps = [], **kwargs):
     """`name`: the loops of `srcs` compiled once per CPU_ISAS entry.
 
-    Each compilation gets the variant's copts (on x86-64 Linux) and
+    Each compilation gets the variant's copts (on x86-64 Linux),
     -DJAXEXT_ISA_NAMESPACE=isa_<variant>, the namespace its entry points must
-    live in (see jaxlib_ext/cpu/cpu_isa.h, JAXEXT_PER_ISA_DECLARE).
+    live in (jaxlib_ext/cpu/cpu_isa.h, JAXEXT_PER_ISA_TABLE), and
+    -DJAXEXT_MATH_NAMESPACE=math_<variant>, which gives its copy of the op's
+    math symbols of its own (jaxlib_ext/host_device.h).
     """
     variants = []
     for isa in CPU_ISAS:
@@ -67,7 +69,10 @@ def per_isa_cc_library(name, srcs, hdrs = [], copts = [], deps = [], **kwargs):
             name = variant,
             srcs = srcs,
             hdrs = hdrs,
-            copts = copts + ["-DJAXEXT_ISA_NAMESPACE=isa_" + isa.name] + select({
+            copts = copts + [
+                "-DJAXEXT_ISA_NAMESPACE=isa_" + isa.name,
+                "-DJAXEXT_MATH_NAMESPACE=math_" + isa.name,
+            ] + select({
                 "@bazel_tools//src/conditions:linux_x86_64": isa.copts,
                 "//conditions:default": [],
             }),

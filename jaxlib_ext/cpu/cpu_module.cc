@@ -1,42 +1,59 @@
-// _kepler_cpu: hands XLA the CPU handler capsules, and says which solve-loop
-// variant (instruction set) the handler uses. Also holds the stand-in CUDA
-// handler for when no CUDA plugin is installed (jaxlib_ext/gpu_unavailable.h).
+// _kepler_cpu: hands XLA every op's CPU handler capsule (the list:
+// jaxlib_ext/ffi_targets.h, from ops.bzl's OPS), the ops' exported constants,
+// and says which loop variant (instruction set) the handlers use. Also holds
+// the stand-in CUDA handler for when no CUDA plugin is installed
+// (jaxlib_ext/gpu_unavailable.h). It includes no op's header.
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <pybind11/pybind11.h>
 
+#include "jaxlib_ext/constants.h"
 #include "jaxlib_ext/cpu/cpu_isa.h"
-#include "jaxlib_ext/cpu/kepler_cpu.h"
-#include "jaxlib_ext/cpu/limbdark_cpu.h"
-#include "jaxlib_ext/limbdark/limbdark.h"
+#include "jaxlib_ext/ffi_helpers.h"
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/gpu_unavailable.h"
 
 PYBIND11_MODULE(_kepler_cpu, m) {
-  m.def("registrations", []() {
-    pybind11::dict targets;
-#define JAXEXT_REGISTER_(name, Handler) \
-  targets[name] = pybind11::capsule(reinterpret_cast<void*>(&Handler##Cpu));
-    JAXEXT_FFI_TARGETS(JAXEXT_REGISTER_)
+  m.def(
+      "registrations",
+      []() {
+        pybind11::dict targets;
+#define JAXEXT_REGISTER_(op, target, Handler) \
+  targets[target] = pybind11::capsule(reinterpret_cast<void*>(&Handler##Cpu));
+        JAXEXT_FFI_TARGETS(JAXEXT_REGISTER_)
 #undef JAXEXT_REGISTER_
-    return targets;
-  });
-  // {Handler: target name} for the Python side's jax.ffi.ffi_call.
+        return targets;
+      },
+      "{FFI target name: CPU handler capsule} of every op.");
+  // {op: FFI target name}, for the ops' Python modules (kepler/<op>.py).
   pybind11::dict names;
-#define JAXEXT_NAME_(name, Handler) names[#Handler] = name;
+#define JAXEXT_NAME_(op, target, Handler) names[op] = target;
   JAXEXT_FFI_TARGETS(JAXEXT_NAME_)
 #undef JAXEXT_NAME_
   m.attr("TARGET_NAMES") = names;
-  m.attr("LIMB_DARK_MAX_ORDER") = kepler_ext::limbdark::kMaxOrder;
+  // The numpy names of the dtypes the kernels compute in.
+  pybind11::list dtypes;
+#define JAXEXT_DTYPE_NAME_(type, xla, name) dtypes.append(name);
+  JAXEXT_KERNEL_DTYPES(JAXEXT_DTYPE_NAME_)
+#undef JAXEXT_DTYPE_NAME_
+  m.attr("KERNEL_DTYPES") = dtypes;
+  m.def(
+      "constants",
+      []() {
+        pybind11::dict out;
+        for (const auto& [name, value] : jaxext::AllExportedConstants()) out[name] = value;
+        return out;
+      },
+      "The integer constants the ops export (JAXEXT_EXPORT_CONSTANT), by name.");
   m.def(
       "gpu_unavailable_handler",
-      []() { return pybind11::capsule(reinterpret_cast<void*>(&KeplerGpuUnavailable)); },
+      []() { return pybind11::capsule(reinterpret_cast<void*>(&GpuUnavailable)); },
       "A handler for the CUDA platform that fails with the message set by "
       "set_gpu_unavailable_message: for every target when no CUDA plugin is used.");
   m.def("set_gpu_unavailable_message",
-        [](std::string message) { kepler_ext::SetGpuUnavailableMessage(std::move(message)); });
+        [](std::string message) { jaxext::SetGpuUnavailableMessage(std::move(message)); });
   m.def(
       "cpu_isa",
       []() {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Proof that what the wheels' toolchain builds runs on an old Linux, not only
-# that auditwheel says so: builds //jaxlib_ext/cpu:kepler_cpu_known_values_test
+# that auditwheel says so: builds //jaxlib_ext/kepler_solve:kepler_solve_known_values_test
 # (the CPU handler's solve loop on mpmath values, C++ only) with the repository's
 # default toolchain (@kepler_zig, glibc 2.17, libc++ linked in) and runs it in a
 # Debian bullseye root (glibc 2.31, the oldest suite deb.debian.org serves; the
@@ -32,10 +32,10 @@ if [ ! -x "$ROOT/usr/bin/ldd" ]; then
     "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $SUITE main"
 fi
 
-bazel build //jaxlib_ext/cpu:kepler_cpu_known_values_test //:wheel "${BAZEL_FLAGS[@]}"
+bazel build //jaxlib_ext/kepler_solve:kepler_solve_known_values_test //:wheel "${BAZEL_FLAGS[@]}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp bazel-bin/jaxlib_ext/cpu/kepler_cpu_known_values_test "$work/"
+cp bazel-bin/jaxlib_ext/kepler_solve/kepler_solve_known_values_test "$work/"
 # The wheels' extension modules (with --config=cuda the plugin's too).
 for wheel in bazel-bin/wheel/*.whl; do
   python3 -m zipfile -e "$wheel" "$work/wheels"
@@ -72,7 +72,7 @@ for module in $(cd "$work" && find wheels -name '*.so'); do
   echo "old_glibc: $module: every library and symbol version found"
 done
 
-in_root ./kepler_cpu_known_values_test | tee "$work/test.log"
+in_root ./kepler_solve_known_values_test | tee "$work/test.log"
 if ! head -1 "$work/test.log" | grep -q "^glibc $WANT_GLIBC;"; then
   echo "old_glibc: FAIL: the test did not report glibc $WANT_GLIBC" >&2
   exit 1

@@ -3,7 +3,7 @@
 #   1. this repository with MODULE.bazel alone: bazel test --config=bzlmod //...
 #   2. tests/embedding_bzlmod, a module that depends on kepler_jax with
 #      bazel_dep + local_path_override: its py_test (jit, grad; the project's
-#      kepler_py_test macro) and cc_test (the solver header)
+#      py_op_test macro) and cc_test (the solver header)
 #   3. the source tree is left as it was (Bazel 7 once wrote an empty
 #      __init__.py through a runfiles symlink into kepler/: tests/BUILD.bazel).
 # The first run makes the root (about 1 minute, ~700 MB from Debian's archive).

@@ -1,6 +1,6 @@
 """Writes the kepler-jax wheels, byte for byte the same from the same inputs.
 
-Called by the `kepler_wheel` rule (jaxlib_ext/kepler.bzl) with files that
+Called by the `kepler_wheel` rule (tools/wheel/wheel.bzl) with files that
 list `path-in-wheel<TAB>file-on-disk` lines: one for the main wheel
 (kepler-jax) and, in CUDA builds, one for the CUDA plugin wheel
 (kepler-jax-cuda13-plugin, same version). Versions, the supported jax range and

@@ -1,0 +1,567 @@
+// Branch-free, fixed-cost solver for Kepler's equation  M = E - e sin(E).
+//
+// Header-only; usable from host C++17 (g++/clang) and from CUDA device code.
+//
+// Algorithm (per element, no data-dependent loops):
+//   1. Accurate range reduction of M to (-pi, pi] (Cody-Waite, 2*pi split in
+//      three parts; exact products via fma where the target has hardware FMA),
+//      then the odd symmetry E(-M) = -E(M) folds the problem to m in [0, pi].
+//   2. Starter: the cubic approximation of F. L. Markley, "Kepler equation
+//      solver", Celestial Mechanics and Dynamical Astronomy 63, 101-111 (1995),
+//      eqs. (5)-(20): closed-form root of a cubic whose coefficients follow a
+//      Pade-like approximation of sin E (alpha(e, M) as in the paper).
+//   3. One fifth-order (double) / fourth-order (float) Householder-type
+//      correction as in Markley (1995), eqs. (21)-(24).  The residual
+//      f = E - e sin E - M and f' = 1 - e cos E are evaluated without
+//      cancellation using E - sin E and 1 - cos E obtained directly from the
+//      polynomial kernels (important for e -> 1, E -> 0).
+//   4. sin/cos of the final E are obtained by rotating (sin E0, cos E0) by the
+//      small correction delta with short Taylor series (no second trig call).
+// No libm trig functions are used. sqrt and the cube root of the starter are
+// computed with branch-free bit-level initial guesses + Newton steps on the
+// host (so that g++ auto-vectorises without -fno-math-errno), and with the
+// CUDA intrinsics on the device.
+//
+// Invalid input (e < 0, e >= 1, NaN or +-inf in M or e) gives NaN in BOTH
+// outputs.  Accuracy of the range reduction: ~1 ulp of pi for
+// |M| < ~1e15 with hardware FMA (|M| < ~6e6 without FMA); for larger |M| the
+// result is still finite and bounded but loses accuracy gradually.
+#ifndef JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_H_
+#define JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_H_
+
+#include <cstdint>
+
+#include "jaxlib_ext/host_device.h"
+
+namespace jaxext {
+namespace kepler_solve {
+inline namespace JAXEXT_MATH_NAMESPACE {
+namespace detail {
+
+// ---------------------------------------------------------------------------
+// Elementary helpers (all branch-free; vectorisable by g++ without fast-math).
+// ---------------------------------------------------------------------------
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double Fma(double a, double b, double c) {
+#if JAXEXT_DEVICE_PATH
+  return ::fma(a, b, c);
+#elif JAXEXT_HAS_HW_FMA
+  return __builtin_fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float Fma(float a, float b, float c) {
+#if JAXEXT_DEVICE_PATH
+  return ::fmaf(a, b, c);
+#elif JAXEXT_HAS_HW_FMA
+  return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+#if !JAXEXT_DEVICE_PATH
+JAXEXT_HD JAXEXT_ALWAYS_INLINE std::uint64_t BitsOf(double x) {
+  std::uint64_t u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  return u;
+}
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double DoubleOf(std::uint64_t u) {
+  double x;
+  __builtin_memcpy(&x, &u, sizeof x);
+  return x;
+}
+JAXEXT_HD JAXEXT_ALWAYS_INLINE std::uint32_t BitsOf(float x) {
+  std::uint32_t u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  return u;
+}
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float FloatOf(std::uint32_t u) {
+  float x;
+  __builtin_memcpy(&x, &u, sizeof x);
+  return x;
+}
+#endif
+
+// Select(c, a, b) == c ? a : b.  On x86 hosts with SSE4.2/AVX this is a
+// bitwise blend: g++ otherwise sinks the computation of an operand into a
+// branch and then refuses to if-convert it (-ftrapping-math), which blocks
+// vectorisation.  Plain SSE2 cannot vectorise the bool -> 64-bit mask
+// conversion, so there (and on other targets) a plain conditional is used.
+#if !defined(KEPLER_BITWISE_SELECT)
+#if defined(__SSE4_2__) || defined(__AVX__) || defined(__aarch64__)
+#define KEPLER_BITWISE_SELECT 1
+#else
+#define KEPLER_BITWISE_SELECT 0
+#endif
+#endif
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double Select(bool c, double a, double b) {
+#if JAXEXT_DEVICE_PATH || !KEPLER_BITWISE_SELECT
+  return c ? a : b;
+#else
+  const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(c);
+  return DoubleOf((BitsOf(a) & m) | (BitsOf(b) & ~m));
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float Select(bool c, float a, float b) {
+#if JAXEXT_DEVICE_PATH || !KEPLER_BITWISE_SELECT
+  return c ? a : b;
+#else
+  const std::uint32_t m = std::uint32_t{0} - static_cast<std::uint32_t>(c);
+  return FloatOf((BitsOf(a) & m) | (BitsOf(b) & ~m));
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double Abs(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::fabs(x);
+#else
+  return __builtin_fabs(x);
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float Abs(float x) {
+#if JAXEXT_DEVICE_PATH
+  return ::fabsf(x);
+#else
+  return __builtin_fabsf(x);
+#endif
+}
+
+// Round to nearest integer (ties to even); exact for |x| < 2^51.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double Rint(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::rint(x);
+#else
+  constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52
+  const double r = (x + kShift) - kShift;
+  return Select(Abs(x) < 2251799813685248.0, r, x);  // |x| >= 2^51: integer
+#endif
+}
+
+JAXEXT_HD float Rint(float x) {
+#if JAXEXT_DEVICE_PATH
+  return ::rintf(x);
+#else
+  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
+  const float r = (x + kShift) - kShift;
+  return Select(Abs(x) < 4194304.0f, r, x);  // |x| >= 2^22
+#endif
+}
+
+#if !JAXEXT_DEVICE_PATH
+// 1/sqrt(x) on the host: the classic bit-pattern guess refined by kSteps
+// Newton steps (each roughly doubles the correct digits).
+template <int kSteps>
+JAXEXT_ALWAYS_INLINE inline double RsqrtNewton(double x) {
+  double y = DoubleOf(0x5FE6EB50C7B537A9ull - (BitsOf(x) >> 1));
+  const double hx = 0.5 * x;
+  for (int i = 0; i < kSteps; ++i) y = y * (1.5 - hx * y * y);
+  return y;
+}
+
+template <int kSteps>
+JAXEXT_ALWAYS_INLINE inline float RsqrtNewton(float x) {
+  float y = FloatOf(0x5F375A86u - (BitsOf(x) >> 1));
+  const float hx = 0.5f * x;
+  for (int i = 0; i < kSteps; ++i) y = y * (1.5f - hx * y * y);
+  return y;
+}
+#endif
+
+// sqrt for x >= 0 (x is always finite and non-negative at the call sites).
+// Host: RsqrtNewton + one residual correction (<= ~1 ulp with FMA), so that
+// no errno-setting libm call appears in the loop.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double Sqrt(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::sqrt(x);
+#else
+  const double y = RsqrtNewton<4>(x);
+  const double s = x * y;
+  return Fma(0.5 * y, Fma(-s, s, x), s);
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float Sqrt(float x) {
+#if JAXEXT_DEVICE_PATH
+  return ::sqrtf(x);
+#else
+  const float y = RsqrtNewton<3>(x);
+  const float s = x * y;
+  return Fma(0.5f * y, Fma(-s, s, x), s);
+#endif
+}
+
+// Low-accuracy sqrt for the starter (relative error ~3e-11 / ~5e-6).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double SqrtStarter(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::sqrt(x);
+#else
+  return x * RsqrtNewton<3>(x);
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float SqrtStarter(float x) {
+#if JAXEXT_DEVICE_PATH
+  return ::sqrtf(x);
+#else
+  return x * RsqrtNewton<2>(x);
+#endif
+}
+
+// z^(2/3) for z in roughly [1e-22, 1e5] (the starter's range).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double PowTwoThirds(double z) {
+#if JAXEXT_DEVICE_PATH
+  const double c = ::cbrt(z);
+  return c * c;
+#else
+  // Initial z^(-1/3) from the float bit pattern (range fits a float).
+  const float zf = static_cast<float>(z);
+  const std::int32_t b = static_cast<std::int32_t>(BitsOf(zf));
+  double y = static_cast<double>(
+      FloatOf(static_cast<std::uint32_t>(0x54a21d2a - b / 3)));
+  constexpr double kThird = 1.0 / 3.0;
+  y = y * (4.0 - z * (y * y * y)) * kThird;
+  y = y * (4.0 - z * (y * y * y)) * kThird;
+  y = y * (4.0 - z * (y * y * y)) * kThird;
+  return z * y;  // z * z^(-1/3)
+#endif
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float PowTwoThirds(float z) {
+#if JAXEXT_DEVICE_PATH
+  const float c = ::cbrtf(z);
+  return c * c;
+#else
+  const std::int32_t b = static_cast<std::int32_t>(BitsOf(z));
+  float y = FloatOf(static_cast<std::uint32_t>(0x54a21d2a - b / 3));
+  constexpr float kThird = 1.0f / 3.0f;
+  y = y * (4.0f - z * (y * y * y)) * kThird;
+  y = y * (4.0f - z * (y * y * y)) * kThird;
+  return z * y;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Range reduction: returns M - 2*pi*k in [-pi, pi] (clamped).
+// ---------------------------------------------------------------------------
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double ReduceTwoPi(double M) {
+  constexpr double kInv2Pi = 0x1.45f306dc9c883p-3;
+  constexpr double kPi = 0x1.921fb54442d18p+1;
+  const double k = Rint(M * kInv2Pi);
+#if JAXEXT_HAS_HW_FMA
+  // k * hi is exact inside the fma; M - k*hi is exact for |k| < ~1e15.
+  constexpr double kHi = 0x1.921fb54442d18p+2;
+  constexpr double kMid = 0x1.1a62633145c07p-52;
+  constexpr double kLo = -0x1.f1976b7ed8fbcp-108;
+  double r = Fma(-k, kHi, M);
+  r = Fma(-k, kMid, r);
+  r = Fma(-k, kLo, r);
+#else
+  // 33-bit parts: k * hi, k * mid exact for |k| < 2^20.
+  constexpr double kHi = 0x1.921fb544p+2;
+  constexpr double kMid = 0x1.0b4611a6p-32;
+  constexpr double kLo = 0x1.3198a2e037073p-67;
+  double r = M - k * kHi;
+  r = r - k * kMid;
+  r = r - k * kLo;
+#endif
+  r = Select(r > kPi, kPi, r);
+  r = Select(r < -kPi, -kPi, r);
+  return r;
+}
+
+JAXEXT_HD float ReduceTwoPi(float M) {
+#if JAXEXT_HAS_HW_FMA
+  // Same scheme in single precision; exact first step for |k| < ~2^24.
+  constexpr float kInv2Pi = 0.159154943091895335768883763372514362f;
+  constexpr float kPi = 3.14159265358979323846f;
+  constexpr float kHi = 0x1.921fb6p+2f;
+  constexpr float kMid = -0x1.777a5cp-23f;
+  constexpr float kLo = -0x1.ee59dap-48f;
+  const float k = Rint(M * kInv2Pi);
+  float r = Fma(-k, kHi, M);
+  r = Fma(-k, kMid, r);
+  r = Fma(-k, kLo, r);
+  r = Select(r > kPi, kPi, r);
+  r = Select(r < -kPi, -kPi, r);
+  return r;
+#else
+  // Without FMA: exact products in double precision (24 x 24 bits).
+  return static_cast<float>(ReduceTwoPi(static_cast<double>(M)));
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Core solvers.  Inputs assumed sanitised: 0 <= m <= pi, 0 <= e < 1.
+// Outputs sin E, cos E and 1 - cos E (accurate near E = 0).
+// ---------------------------------------------------------------------------
+
+// The starter's division, square root and z^(2/3). With kFast, on a GPU,
+// they are the hardware's approximations (MUFU reciprocal, rsqrt, log2 and
+// exp2: ~1e-6 relative error or better), which the double solve's starter
+// tolerates (its fifth-order correction needs ~1e-4) and which cost a few
+// instructions instead of IEEE-exact sequences (on an H100 at N = 1e8: 82% ->
+// 85% of the copy bandwidth, float64). The float solve keeps the exact forms:
+// with the fast ones its float32 true-anomaly backward error on the GPU rose
+// from under to just over the 4e-7 bound (4.15e-7). The host always uses the
+// exact forms (so the host test of the device path checks those).
+template <bool kFast, typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T StarterDiv(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if (kFast) return __fdividef(a, b);  // b here is in [1, 2) or a product of normal floats
+#endif
+  return a / b;
+}
+
+template <bool kFast, typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T StarterSqrt(T x) {
+#if defined(__CUDA_ARCH__)
+  if (kFast) return x > T(0) ? x * ::rsqrtf(x) : T(0);
+#endif
+  return SqrtStarter(x);
+}
+
+template <bool kFast, typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T StarterPowTwoThirds(T z) {
+#if defined(__CUDA_ARCH__)
+  if (kFast) return ::exp2f(__log2f(z) * (2.0f / 3.0f));  // z = 0: exp2(-inf) = 0
+#endif
+  return PowTwoThirds(z);
+}
+
+// Markley's (1995) starting value E0 for 0 <= m <= pi, 0 <= e < 1 and
+// ome = 1 - e, in T's precision. The float and double cores use it; so does
+// the double core on the device path, in float: there FP64 throughput, not
+// memory, bounds the op (on an H100 the double solve's arithmetic alone took
+// longer than moving its bytes), and the starter needs far less than float's
+// precision (the fifth-order correction turns a starter error d into
+// O(d^5)), while float division, sqrt and cbrt cost a fraction of their
+// double versions.
+template <bool kFast, typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T MarkleyStarter(T m, T e, T ome) {
+  static_assert(!kFast || sizeof(T) == sizeof(float), "the fast forms are float's");
+  constexpr double kPiD = 0x1.921fb54442d18p+1;
+  constexpr double kPiSq = kPiD * kPiD;
+  constexpr T kPi = static_cast<T>(kPiD);
+  constexpr T kA0 = static_cast<T>(3.0 * kPiSq / (kPiSq - 6.0));
+  constexpr T kA1 = static_cast<T>(1.6 * kPiD / (kPiSq - 6.0));
+  const T alpha = kA0 + StarterDiv<kFast>(kA1 * (kPi - m), T(1) + e);
+  const T d = T(3) * ome + alpha * e;
+  const T ad = alpha * d;
+  const T m2 = m * m;
+  const T q = T(2) * ad * ome - m2;
+  const T r = (T(3) * ad * (d - ome) + m2) * m;
+  const T q2 = q * q;
+  const T disc = q2 * q + r * r;
+  const T z = r + StarterSqrt<kFast>(Select(disc > T(0), disc, T(0)));
+  const T w = StarterPowTwoThirds<kFast>(z);
+  const T den0 = w * w + w * q + q2;
+  return StarterDiv<kFast>(Fma(T(2) * r, w, m * den0), d * den0);
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void Core(double m, double e, double* sE, double* cE, double* omcE) {
+  constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
+  constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
+  constexpr double kPio4 = 0.78539816339744830962;
+  constexpr double k3Pio4 = 2.35619449019234492885;
+
+  const double ome = 1.0 - e;  // exact for e >= 0.5
+
+  // --- Markley (1995) starter ---
+#if JAXEXT_DEVICE_PATH
+  // In float (see MarkleyStarter); ome rounded from its double value, so
+  // that 1 - e keeps its relative accuracy as e -> 1.
+  const double E0 = static_cast<double>(MarkleyStarter<true>(
+      static_cast<float>(m), static_cast<float>(e), static_cast<float>(ome)));
+#else
+  const double E0 = MarkleyStarter<false>(m, e, ome);
+#endif
+
+  // --- sin / cos of E0 by octant-free reduction to |x| <= pi/4 ---
+  const bool z1 = E0 > kPio4;
+  const bool z2 = E0 > k3Pio4;
+  const double nq = Select(z2, 2.0, Select(z1, 1.0, 0.0));
+  const double x = (E0 - nq * kPio2Hi) - nq * kPio2Lo;
+  const double x2 = x * x;
+  // sin x = x + x^3 S(x^2),  Taylor through x^15.
+  double S = -1.0 / 1307674368000.0;
+  S = Fma(S, x2, 1.0 / 6227020800.0);
+  S = Fma(S, x2, -1.0 / 39916800.0);
+  S = Fma(S, x2, 1.0 / 362880.0);
+  S = Fma(S, x2, -1.0 / 5040.0);
+  S = Fma(S, x2, 1.0 / 120.0);
+  S = Fma(S, x2, -1.0 / 6.0);
+  const double xms = -(x * x2) * S;  // x - sin x (no cancellation)
+  const double sx = x - xms;
+  // 1 - cos x = x^2 C(x^2), Taylor through x^16.
+  double C = 1.0 / 20922789888000.0;
+  C = Fma(C, x2, -1.0 / 87178291200.0);
+  C = Fma(C, x2, 1.0 / 479001600.0);
+  C = Fma(C, x2, -1.0 / 3628800.0);
+  C = Fma(C, x2, 1.0 / 40320.0);
+  C = Fma(C, x2, -1.0 / 720.0);
+  C = Fma(C, x2, 1.0 / 24.0);
+  C = Fma(C, x2, -0.5);
+  const double omcx = -x2 * C;  // 1 - cos x
+  const double cx = 1.0 - omcx;
+
+  const double s0 = Select(z2, -sx, Select(z1, cx, sx));
+  const double c0 = Select(z2, -cx, Select(z1, -sx, cx));
+  const double omc0 = Select(z1, 1.0 - c0, omcx);
+
+  // --- residual and derivatives, cancellation-free ---
+  const double f_small = Fma(ome, E0, -m) + e * xms;  // E0 <= pi/4
+  const double f_large = (E0 - m) - e * s0;
+  const double f = Select(z1, f_large, f_small);
+  const double f1 = Fma(e, omc0, ome);  // 1 - e cos E0
+  const double f2 = e * s0;              // e sin E0
+  const double f3 = e * c0;              // e cos E0
+
+  // --- Markley's fifth-order correction ---
+  const double d3 = -f * f1 / Fma(f1, f1, -0.5 * f * f2);
+  const double d4 = -f / (f1 + d3 * (0.5 * f2 + d3 * f3 * (1.0 / 6.0)));
+  const double d5 =
+      -f / (f1 + d4 * (0.5 * f2 + d4 * (f3 * (1.0 / 6.0) -
+                                        d4 * f2 * (1.0 / 24.0))));
+
+  // --- rotate (s0, c0) by d5 ---
+  const double dd = d5 * d5;
+  const double sd = d5 * (1.0 - dd * (1.0 / 6.0) * (1.0 - dd * (1.0 / 20.0) * (1.0 - dd * (1.0 / 42.0))));
+  const double omcd = dd * 0.5 * (1.0 - dd * (1.0 / 12.0) * (1.0 - dd * (1.0 / 30.0)));
+  *sE = s0 + (c0 * sd - s0 * omcd);
+  *cE = c0 - (c0 * omcd + s0 * sd);
+  *omcE = omc0 + (c0 * omcd + s0 * sd);
+}
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void Core(float m, float e, float* sE, float* cE, float* omcE) {
+  constexpr float kPio2Hi = 1.57079637050628662109375f;       // float(pi/2)
+  constexpr float kPio2Lo = -4.37113900018624283e-8f;         // pi/2 - hi
+  constexpr float kPio4 = 0.785398163397448f;
+  constexpr float k3Pio4 = 2.356194490192345f;
+
+  const float ome = 1.0f - e;
+  const float E0 = MarkleyStarter<false>(m, e, ome);
+
+  const bool z1 = E0 > kPio4;
+  const bool z2 = E0 > k3Pio4;
+  const float nq = Select(z2, 2.0f, Select(z1, 1.0f, 0.0f));
+  const float x = (E0 - nq * kPio2Hi) - nq * kPio2Lo;
+  const float x2 = x * x;
+  // sin x = x + x^3 S(x^2), Taylor through x^9 (truncation < 2e-9).
+  float S = 1.0f / 362880.0f;
+  S = Fma(S, x2, -1.0f / 5040.0f);
+  S = Fma(S, x2, 1.0f / 120.0f);
+  S = Fma(S, x2, -1.0f / 6.0f);
+  const float xms = -(x * x2) * S;
+  const float sx = x - xms;
+  // 1 - cos x = x^2 C(x^2), Taylor through x^10 (truncation < 2e-10).
+  float C = -1.0f / 3628800.0f;
+  C = Fma(C, x2, 1.0f / 40320.0f);
+  C = Fma(C, x2, -1.0f / 720.0f);
+  C = Fma(C, x2, 1.0f / 24.0f);
+  C = Fma(C, x2, -0.5f);
+  const float omcx = -x2 * C;
+  const float cx = 1.0f - omcx;
+
+  const float s0 = Select(z2, -sx, Select(z1, cx, sx));
+  const float c0 = Select(z2, -cx, Select(z1, -sx, cx));
+  const float omc0 = Select(z1, 1.0f - c0, omcx);
+
+  const float f_small = Fma(ome, E0, -m) + e * xms;
+  const float f_large = (E0 - m) - e * s0;
+  const float f = Select(z1, f_large, f_small);
+  const float f1 = Fma(e, omc0, ome);
+  const float f2 = e * s0;
+  const float f3 = e * c0;
+
+  // Fourth-order step (Markley's d4) suffices in single precision.
+  const float d3 = -f * f1 / Fma(f1, f1, -0.5f * f * f2);
+  const float d5 = -f / (f1 + d3 * (0.5f * f2 + d3 * f3 * (1.0f / 6.0f)));
+
+  const float dd = d5 * d5;
+  const float sd = d5 * (1.0f - dd * (1.0f / 6.0f) * (1.0f - dd * (1.0f / 20.0f)));
+  const float omcd = dd * 0.5f * (1.0f - dd * (1.0f / 12.0f));
+  *sE = s0 + (c0 * sd - s0 * omcd);
+  *cE = c0 - (c0 * omcd + s0 * sd);
+  *omcE = omc0 + (c0 * omcd + s0 * sd);
+}
+
+// Shared front end: validation, reduction, symmetry.  Returns the NaN mask.
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool Prepare(T M, T e, T* m, T* es, bool* neg) {
+  // Finite M: M - M == 0 is false for +-inf and NaN.
+  // Bitwise | (not ||): short-circuit evaluation would introduce branches.
+  const bool bad = (!((M - M) == T(0))) | (!(e >= T(0))) | (!(e < T(1)));
+  const T Ms = Select(bad, T(1), M);
+  *es = Select(bad, T(0.5), e);
+  const T r = ReduceTwoPi(Ms);
+  *neg = r < T(0);
+  *m = Abs(r);
+  return bad;
+}
+
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T NaN();
+template <>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double NaN<double>() {
+  return __builtin_nan("");
+}
+template <>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE float NaN<float>() {
+  return __builtin_nanf("");
+}
+
+}  // namespace detail
+
+// sin and cos of the eccentric anomaly E solving M = E - ecc sin E.
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentric(T mean_anomaly, T ecc, T* sin_E, T* cos_E) {
+  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
+                "T must be float or double");
+  T m, e;
+  bool neg;
+  const bool bad = detail::Prepare(mean_anomaly, ecc, &m, &e, &neg);
+  T s, c, omc;
+  detail::Core(m, e, &s, &c, &omc);
+  const T nan = detail::NaN<T>();
+  s = detail::Select(neg, -s, s);
+  *sin_E = detail::Select(bad, nan, s);
+  *cos_E = detail::Select(bad, nan, c);
+}
+
+// sin and cos of the true anomaly f, tan(f/2) = sqrt((1+e)/(1-e)) tan(E/2).
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveTrue(T mean_anomaly, T ecc, T* sin_f, T* cos_f) {
+  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
+                "T must be float or double");
+  T m, e;
+  bool neg;
+  const bool bad = detail::Prepare(mean_anomaly, ecc, &m, &e, &neg);
+  T s, c, omc;
+  detail::Core(m, e, &s, &c, &omc);
+  const T ome = T(1) - e;
+  const T den = detail::Fma(e, omc, ome);  // 1 - e cos E, no cancellation
+  const T inv = T(1) / den;
+  const T rt = detail::Sqrt(ome * (T(1) + e));  // sqrt(1 - e^2)
+  T sf = rt * s * inv;
+  T cf = (ome - omc) * inv;  // (cos E - e) / (1 - e cos E)
+  // One first-order renormalisation step so that sf^2 + cf^2 = 1 to ~1 ulp.
+  const T nm1 = detail::Fma(sf, sf, detail::Fma(cf, cf, T(-1)));
+  const T h = T(-0.5) * nm1;
+  sf = detail::Fma(h, sf, sf);
+  cf = detail::Fma(h, cf, cf);
+  const T nan = detail::NaN<T>();
+  sf = detail::Select(neg, -sf, sf);
+  *sin_f = detail::Select(bad, nan, sf);
+  *cos_f = detail::Select(bad, nan, cf);
+}
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace kepler_solve
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_H_

@@ -1,0 +1,62 @@
+// The solve loop, written once. BUILD.bazel compiles this file once per
+// instruction-set variant (per_isa_cc_library, jaxlib_ext/cpu/cpu_isa.bzl),
+// with that variant's -m flags, JAXEXT_ISA_NAMESPACE naming the namespace of
+// its entry point (isa_baseline, isa_avx2, ...) and JAXEXT_MATH_NAMESPACE
+// giving its copy of the solver symbols of its own (host_device.h).
+//
+// The solver picks its code paths from the target macros (__FMA__, __AVX__,
+// ...), so each variant must be its own translation unit: the function
+// attributes of GCC's multi-versioning do not change those macros.
+#include <cstddef>
+
+#include "jaxlib_ext/kepler_solve/kepler_solve.h"
+#include "jaxlib_ext/kepler_solve/kepler_solve_cpu_loops.h"
+
+#ifndef JAXEXT_ISA_NAMESPACE
+#error "JAXEXT_ISA_NAMESPACE must name the variant (see cpu_isa.bzl)"
+#endif
+
+namespace jaxext {
+namespace kepler_solve {
+namespace JAXEXT_ISA_NAMESPACE {
+namespace {
+
+template <typename T, bool kTrueAnomaly>
+void SolveLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
+                 T* __restrict out_sin, T* __restrict out_cos, size_t n) {
+  // Clang vectorises this loop with one vector of elements in flight, GCC
+  // with several; four in flight hide the latency of the solver's dependent
+  // divides and FMAs (clang AVX-512 float64: 7.5 -> 4.1 ns/solve). GCC
+  // ignores the pragma.
+#if defined(__clang__)
+#pragma clang loop interleave_count(4)
+#endif
+  for (size_t i = 0; i < n; ++i) {
+    if (kTrueAnomaly) {
+      SolveTrue(mean_anomaly[i], ecc[i], &out_sin[i], &out_cos[i]);
+    } else {
+      SolveEccentric(mean_anomaly[i], ecc[i], &out_sin[i], &out_cos[i]);
+    }
+  }
+}
+
+template <typename T>
+void Solve(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
+           size_t n, bool true_anomaly) {
+  if (true_anomaly) {
+    SolveLoopOf<T, true>(mean_anomaly, ecc, out_sin, out_cos, n);
+  } else {
+    SolveLoopOf<T, false>(mean_anomaly, ecc, out_sin, out_cos, n);
+  }
+}
+
+}  // namespace
+
+const SolveLoops& Loops() {
+  static constexpr SolveLoops kLoops = {&Solve<float>, &Solve<double>};
+  return kLoops;
+}
+
+}  // namespace JAXEXT_ISA_NAMESPACE
+}  // namespace kepler_solve
+}  // namespace jaxext

@@ -1,0 +1,30 @@
+// The elementwise solve loops of the CPU handler, compiled once per CPU
+// instruction-set variant (jaxlib_ext/cpu/cpu_isa.bzl).
+#ifndef JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_CPU_LOOPS_H_
+#define JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_CPU_LOOPS_H_
+
+#include <cstddef>
+
+#include "jaxlib_ext/cpu/cpu_isa.h"
+
+namespace jaxext {
+namespace kepler_solve {
+
+// out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in [0, n):
+// of the eccentric anomaly, or of the true anomaly when true_anomaly is set.
+template <typename T>
+using SolveLoop = void (*)(const T* mean_anomaly, const T* ecc, T* out_sin,
+                           T* out_cos, size_t n, bool true_anomaly);
+
+// The loops of one instruction-set variant.
+using SolveLoops = FloatLoops<SolveLoop>;
+
+// Each variant's loops (kepler_solve_cpu_loops.cc compiled once per variant):
+// isa_<variant>::Loops(), and LoopsForIsa(isa), which the caller may use only
+// where CpuSupports(isa).
+JAXEXT_PER_ISA_TABLE(SolveLoops, Loops)
+
+}  // namespace kepler_solve
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_CPU_LOOPS_H_

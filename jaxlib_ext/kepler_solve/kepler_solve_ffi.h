@@ -1,0 +1,28 @@
+// What the CPU and CUDA handlers of kepler_solve share: the buffer checks.
+//
+// The op: arguments mean_anomaly and eccentricity (one shape, float32 or
+// float64); results (sin, cos) of the eccentric anomaly, or of the true
+// anomaly when the attribute `true_anomaly` is set, of the same shape.
+#ifndef JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_FFI_H_
+#define JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_FFI_H_
+
+#include "jaxlib_ext/ffi_helpers.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace jaxext {
+namespace kepler_solve {
+
+inline xla::ffi::Error CheckBuffers(const xla::ffi::AnyBuffer& mean_anomaly,
+                                    const xla::ffi::AnyBuffer& ecc,
+                                    const xla::ffi::AnyBuffer& out_sin,
+                                    const xla::ffi::AnyBuffer& out_cos) {
+  return CheckSameShapeAndType("kepler", {{"mean_anomaly", mean_anomaly},
+                                          {"eccentricity", ecc},
+                                          {"first output", out_sin},
+                                          {"second output", out_cos}});
+}
+
+}  // namespace kepler_solve
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_FFI_H_

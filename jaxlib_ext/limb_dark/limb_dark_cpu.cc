@@ -1,0 +1,82 @@
+// The CPU handler of the light curve (the op: limb_dark_ffi.h): the checks,
+// then the instruction-set variant's loop over the points, split across
+// XLA's thread pool, one run per row of u.
+#include <algorithm>
+#include <cstddef>
+
+#include "jaxlib_ext/constants.h"
+#include "jaxlib_ext/cpu/cpu_isa.h"
+#include "jaxlib_ext/cpu/parallel_for.h"
+#include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/ffi_targets.h"
+#include "jaxlib_ext/limb_dark/limb_dark.h"
+#include "jaxlib_ext/limb_dark/limb_dark_cpu_loops.h"
+#include "jaxlib_ext/limb_dark/limb_dark_ffi.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace jaxext {
+namespace limb_dark {
+
+// kepler.limb_dark.MAX_ORDER.
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_ORDER, kMaxOrder);
+
+namespace {
+
+// A point costs 50 to a few hundred ns (more with more coefficients): split
+// across threads from this many points on.
+constexpr size_t kParallelMinElements = 2048;
+
+ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::AnyBuffer b,
+                           ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
+                           ffi::Result<ffi::AnyBuffer> d_db, ffi::Result<ffi::AnyBuffer> d_dr,
+                           ffi::Result<ffi::AnyBuffer> s) {
+  Layout layout;
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, *d_db, *d_dr, *s, &layout); err.failure()) {
+    return err;
+  }
+  const IsaChoice& isa = ActiveCpuIsa();
+  if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
+  const LightCurveLoops& loops = LightCurveForIsa(isa.isa);
+  return DispatchFloat("limb_dark", b.element_type(), [&](auto zero) {
+    using T = decltype(zero);
+    const LightCurveLoop<T> loop = loops.get(zero);
+    const T* u_data = u.typed_data<T>();
+    const T* b_data = b.typed_data<T>();
+    const T* r_data = r.typed_data<T>();
+    T* f_data = flux->typed_data<T>();
+    T* fb_data = d_db->typed_data<T>();
+    T* fr_data = d_dr->typed_data<T>();
+    T* s_data = layout.with_s ? s->typed_data<T>() : nullptr;
+    const Layout l = layout;
+    ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
+      // Elements [begin, end) may span rows of u: one run per row.
+      double g[kMaxOrder + 1];
+      const size_t stride = static_cast<size_t>(l.order) + 1;
+      while (begin < end) {
+        const size_t row = begin / l.group_size;
+        const size_t stop = std::min(end, (row + 1) * l.group_size);
+        const double norm = GreensRow(u_data + row * l.order, l.order, g);
+        loop(g, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
+             fb_data + begin, fr_data + begin, s_data ? s_data + begin * stride : nullptr,
+             stop - begin);
+        begin = stop;
+      }
+    });
+    return ffi::Error::Success();
+  });
+}
+
+}  // namespace
+}  // namespace limb_dark
+}  // namespace jaxext
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(LimbDarkCpu, jaxext::limb_dark::LimbDarkCpuImpl,
+                              xla::ffi::Ffi::Bind()
+                                  .Ctx<xla::ffi::ThreadPool>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>());

@@ -1,0 +1,31 @@
+// The elementwise loops of the light curve's CPU handler, compiled once per
+// CPU instruction-set variant (jaxlib_ext/cpu/cpu_isa.bzl).
+#ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_CPU_LOOPS_H_
+#define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_CPU_LOOPS_H_
+
+#include <cstddef>
+
+#include "jaxlib_ext/cpu/cpu_isa.h"
+
+namespace jaxext {
+namespace limb_dark {
+
+// For i in [0, n), with g[0..order] the Green's-basis coefficients and
+// `norm` = pi g_0 + 2 pi g_1 / 3:
+//   flux[i] = F(b[i], r[i]) - 1, d_db[i] and d_dr[i] its derivatives, and,
+//   unless s is null, s[i * (order + 1) + k] = s_k(b[i], r[i]) (the solution
+//   vector, for derivatives in g).
+// |b| is used; r < 0 or NaN/inf in b or r give NaN in every output.
+template <typename T>
+using LightCurveLoop = void (*)(const double* g, int order, double norm,
+                                const T* b, const T* r, T* flux, T* d_db,
+                                T* d_dr, T* s, size_t n);
+
+using LightCurveLoops = FloatLoops<LightCurveLoop>;
+
+JAXEXT_PER_ISA_TABLE(LightCurveLoops, LightCurve)
+
+}  // namespace limb_dark
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_LIMB_DARK_LIMB_DARK_CPU_LOOPS_H_

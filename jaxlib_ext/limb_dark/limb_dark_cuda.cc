@@ -1,0 +1,54 @@
+// The CUDA handler of the light curve (the op: limb_dark_ffi.h): the checks,
+// then the buffers unpacked into the kernel's Params and one launch on XLA's
+// stream.
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "jaxlib_ext/cuda/launch_status.h"
+#include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/ffi_targets.h"
+#include "jaxlib_ext/limb_dark/limb_dark_ffi.h"
+#include "jaxlib_ext/limb_dark/limb_dark_kernel.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace jaxext {
+namespace limb_dark {
+namespace {
+
+ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffer b,
+                            ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
+                            ffi::Result<ffi::AnyBuffer> d_db, ffi::Result<ffi::AnyBuffer> d_dr,
+                            ffi::Result<ffi::AnyBuffer> s) {
+  Layout l;
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, *d_db, *d_dr, *s, &l); err.failure()) {
+    return err;
+  }
+  return DispatchFloat("limb_dark", b.element_type(), [&](auto zero) {
+    using T = decltype(zero);
+    const kernel::Params<T> params{
+        u.typed_data<T>(),     b.typed_data<T>(),     r.typed_data<T>(),
+        flux->typed_data<T>(), d_db->typed_data<T>(), d_dr->typed_data<T>(),
+        l.with_s ? s->typed_data<T>() : nullptr,
+        l.order, static_cast<int64_t>(l.group_size), static_cast<int64_t>(l.n)};
+    return LaunchStatus("limb_dark", kernel::Launch(params, stream));
+  });
+}
+
+}  // namespace
+}  // namespace limb_dark
+}  // namespace jaxext
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    LimbDarkCuda, jaxext::limb_dark::LimbDarkCudaImpl,
+    xla::ffi::Ffi::Bind()
+        .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
+        .Arg<xla::ffi::AnyBuffer>()
+        .Arg<xla::ffi::AnyBuffer>()
+        .Arg<xla::ffi::AnyBuffer>()
+        .Ret<xla::ffi::AnyBuffer>()
+        .Ret<xla::ffi::AnyBuffer>()
+        .Ret<xla::ffi::AnyBuffer>()
+        .Ret<xla::ffi::AnyBuffer>(),
+    // Pure and stream-ordered, as kepler_solve's: XLA may record it into CUDA graphs.
+    {xla::ffi::Traits::kCmdBufferCompatible});

@@ -1,0 +1,23 @@
+"""The FFI plumbing every op's module uses, whatever the op.
+
+  elementwise.prepare   argument checks, promotion and broadcasting;
+  partition.call        the call of an FFI target as one primitive,
+                        partitioned elementwise on many devices;
+  registration.register the handlers of every op, registered with XLA once;
+  target(op), constant(name)   what the compiled CPU module says of the ops.
+
+The ops themselves are listed once, in jaxlib_ext/ops.bzl (OPS); each has its
+module kepler/<op>.py.
+"""
+
+from kepler._lib import _kepler_cpu
+
+
+def target(op):
+  """The XLA FFI target name of `op` (its folder name, e.g. "limb_dark")."""
+  return _kepler_cpu.TARGET_NAMES[op]
+
+
+def constant(name):
+  """An integer an op's C++ exports (JAXEXT_EXPORT_CONSTANT), e.g. LIMB_DARK_MAX_ORDER."""
+  return _kepler_cpu.constants()[name]
