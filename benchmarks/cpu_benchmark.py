@@ -387,10 +387,7 @@ def main():
       others.append(_run_worker(mode, args.quick, args.pin, os.path.abspath(args.compare_with)))
   report = _report(machine, results, args.stat, started, time.perf_counter() - start,
                    others, args.compare_label)
-  print(report)
-  if args.output:
-    with open(args.output, "w") as f:
-      f.write(report + "\n")
+  bench_common.emit_report(report, args.output)
 
 
 if __name__ == "__main__":

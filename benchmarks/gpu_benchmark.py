@@ -511,10 +511,7 @@ def main():
         name, entry["calls"], entry["repeats"], " (r)" if entry["reduced"] else "",
         _fmt_time(entry["min"]), _fmt_time(entry["median"]), _fmt_time(entry["max"])))
   report = "\n".join(lines)
-  print(report)
-  if args.output:
-    with open(args.output, "w") as f:
-      f.write(report + "\n")
+  bench_common.emit_report(report, args.output)
 
 
 if __name__ == "__main__":

@@ -119,31 +119,26 @@ def py_op_test(name, srcs, deps = [], env = {}, x64_modes = X64_MODES, backends 
     kwargs.setdefault("size", "medium")
     tags = kwargs.pop("tags", [])
     pypi = [Label("@kepler_pypi//:pkgs")]
+    cuda_deps = if_cuda([
+        str(Label("@kepler_pypi_cuda//:pkgs")),
+        str(Label("//kepler_jax_cuda_plugin")),
+    ])
+    platforms = {
+        "cpu": struct(jax = "cpu", compatible = [], deps = pypi),
+        "gpu": struct(jax = "cuda", compatible = cuda_only(), deps = pypi + cuda_deps),
+    }
     for suffix, x64 in x64_modes.items():
-        if "cpu" in backends:
+        for backend in backends:
+            platform = platforms[backend]
             native.py_test(
-                name = name + suffix + "_cpu",
+                name = name + suffix + "_" + backend,
                 srcs = srcs,
                 main = srcs[0],
                 python_version = "PY3",
-                env = dict(env, JAX_PLATFORMS = "cpu", KEPLER_TEST_X64 = x64),
-                tags = tags + ["cpu"],
-                deps = deps + pypi,
-                **kwargs
-            )
-        if "gpu" in backends:
-            native.py_test(
-                name = name + suffix + "_gpu",
-                srcs = srcs,
-                main = srcs[0],
-                python_version = "PY3",
-                env = dict(env, JAX_PLATFORMS = "cuda", KEPLER_TEST_X64 = x64),
-                tags = tags + ["gpu"],
-                target_compatible_with = cuda_only(),
-                deps = deps + pypi + if_cuda([
-                    str(Label("@kepler_pypi_cuda//:pkgs")),
-                    str(Label("//kepler_jax_cuda_plugin")),
-                ]),
+                env = dict(env, JAX_PLATFORMS = platform.jax, KEPLER_TEST_X64 = x64),
+                tags = tags + [backend],
+                target_compatible_with = platform.compatible,
+                deps = deps + platform.deps,
                 **kwargs
             )
 

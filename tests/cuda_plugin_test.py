@@ -7,7 +7,7 @@
 - The stand-in handler itself (jaxlib_ext/gpu_unavailable.cc), run through the
   CPU platform under a test target name: it fails with the message it was given
   and accepts any arguments and attributes.
-On a GPU, tools/gpu_check.sh checks what GPU arrays do without the plugin.
+On a GPU, tests/gpu_test.py (PluginTest) checks what GPU arrays do without the plugin.
 """
 
 import os

@@ -1,10 +1,14 @@
 """GPU tests of kepler.solve and kepler.true_anomaly: the CUDA path, run on a GPU.
 
-Run with a GPU visible to JAX (tools/gpu_check.sh does it with
+Run with a GPU visible to JAX (tools/gpu_check.py does it with
 JAX_PLATFORMS=cuda and the installed wheels). The file FAILS (setUpModule
 raises) when JAX sees no GPU: it never skips its way to a pass.
 
 What it checks, on the GPU, against independent references:
+  * kepler runs with its own CUDA plugin (kepler_jax_cuda_plugin, of kepler's
+    version; with tools/gpu_check.py, both from the folder it installed the
+    wheels in, $KEPLER_SITE); without the plugin, GPU arrays give kepler's
+    error naming the plugin to install, and CPU arrays still work;
   * the work runs there: the outputs live on the GPU, and the compiled HLO
     calls the custom-call target `kepler_solve` (no host callback);
   * values against mpmath (tests/mpmath_reference.py), float32 and float64:
@@ -28,8 +32,10 @@ default device stays the GPU.
 Knobs (environment):
   KEPLER_GPU_TEST_SANITIZER=1  for the run under compute-sanitizer: skips
       the two tests that do not fit it (CUDA graphs in subprocesses, the 2**31
-      element input), reported as skipped with the reason. tools/gpu_check.sh
+      element input), reported as skipped with the reason. tools/gpu_check.py
       also names the classes to run there: SANITIZER_CLASSES below.
+  KEPLER_SITE  set by tools/gpu_check.py: the folder kepler and its plugin
+      must be imported from.
   KEPLER_GPU_TEST_ON_CPU=1  SMOKE TEST ONLY, NOT A GPU CHECK: runs the same
       logic with the CPU standing in for the GPU, to check the file itself on
       a machine without one.
@@ -69,7 +75,10 @@ from jax import test_util as jtu  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
 import kepler  # pylint: disable=g-import-not-at-top
+from kepler import _ffi  # pylint: disable=g-import-not-at-top
+from kepler import _version  # pylint: disable=g-import-not-at-top
 from tests import mpmath_reference  # pylint: disable=g-import-not-at-top
+from tests import vmap_cases  # pylint: disable=g-import-not-at-top
 
 OPS = {
     "solve": (kepler.solve, mpmath_reference.eccentric_anomaly,
@@ -90,9 +99,10 @@ BACKWARD_VS_CPU = 1.5
 AGREE_ULPS = 8
 NORM_ULPS = 4
 CALLBACK_TARGET = re.compile(r'custom_call_target="[^"]*(callback|host)[^"]*"', re.I)
-KEPLER_TARGET = 'custom_call_target="kepler_solve"'
+SOLVE_TARGET = _ffi.target("kepler_solve")  # the FFI target name (jaxlib_ext/ops.bzl)
+KEPLER_TARGET = f'custom_call_target="{SOLVE_TARGET}"'
 
-# The classes tools/gpu_check.sh runs under compute-sanitizer: every shape,
+# The classes tools/gpu_check.py runs under compute-sanitizer: every shape,
 # size and bad input the kernel is launched with; not the numerical-gradient
 # and transform tests, whose many small launches memcheck makes slow.
 SANITIZER_CLASSES = ("PlacementTest", "AgreementTest", "BadInputTest", "SizeTest")
@@ -144,6 +154,11 @@ def _run(fn, device, *args, jit=False):
   outs = f(*(_put(a, device) for a in args))
   where = {d for o in outs for d in o.devices()}
   return [np.asarray(o).astype(np.float64) for o in outs], where
+
+
+def _child_env():
+  """The environment of a Python subprocess: these JAX platforms and this sys.path."""
+  return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)))
 
 
 def _condition(op, m, e, cos_ref):
@@ -266,7 +281,7 @@ class PlacementTest(parameterized.TestCase):
     hlo = compiled.as_text()
     self.assertEqual(hlo.count(KEPLER_TARGET), 1, hlo)
     self.assertIsNone(CALLBACK_TARGET.search(hlo), f"a host callback in the HLO:\n{hlo}")
-    self.assertRegex(lowered.as_text(), r"custom_call @kepler_solve")
+    self.assertIn(f"custom_call @{SOLVE_TARGET}", lowered.as_text())
     outs = compiled(_put(m, DEVICE), _put(e, DEVICE))
     self._check_on_device(outs, f"{op} compiled")
 
@@ -411,24 +426,18 @@ class TransformTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
       dict(testcase_name=f"_{op}_{name}", op=op, in_axes=in_axes)
-      for op in OPS for name, in_axes in [
-          ("both", (0, 0)), ("M_only", (0, None)), ("e_only", (None, 0)),
-          ("axis1", (1, 1)), ("M_axis1_e_axis0", (1, 0))])
+      for op in OPS for name, in_axes in vmap_cases.IN_AXES)
   def test_vmap(self, op, in_axes):
     fn = OPS[op][0]
-    rng = np.random.default_rng(1)
-    m = rng.uniform(-5, 5, (4, 3))
-    e = rng.uniform(0, 0.9, (4, 3))
-    m_arg = m[0] if in_axes[0] is None else np.moveaxis(m, 0, in_axes[0])
-    e_arg = e[0] if in_axes[1] is None else np.moveaxis(e, 0, in_axes[1])
+    m, e, m_arg, e_arg = vmap_cases.rows_and_args(in_axes)
     got = jax.jit(jax.vmap(fn, in_axes=in_axes))(_put(m_arg, DEVICE), _put(e_arg, DEVICE))
     for g in got:
       self.assertEqual(g.devices(), {DEVICE})
-    rows = [fn(_put(m[0] if in_axes[0] is None else m[i], DEVICE),
-               _put(e[0] if in_axes[1] is None else e[i], DEVICE)) for i in range(4)]
+    rows = [fn(_put(vmap_cases.row(m, in_axes[0], i), DEVICE),
+               _put(vmap_cases.row(e, in_axes[1], i), DEVICE)) for i in range(vmap_cases.MAPPED)]
     want = mpmath_reference.eccentric_anomaly if op == "solve" else mpmath_reference.true_anomaly
-    full = want(m if in_axes[0] is not None else np.broadcast_to(m[0], (4, 3)),
-                e if in_axes[1] is not None else np.broadcast_to(e[0], (4, 3)))
+    full = want(m if in_axes[0] is not None else np.broadcast_to(m[0], m.shape),
+                e if in_axes[1] is not None else np.broadcast_to(e[0], e.shape))
     for k in range(2):
       np.testing.assert_array_equal(np.asarray(got[k]), np.stack([np.asarray(r[k]) for r in rows]))
       np.testing.assert_allclose(np.asarray(got[k]), full[k], rtol=0, atol=1e-12)
@@ -472,7 +481,7 @@ class BadInputTest(parameterized.TestCase):
 
   def test_handler_rejects_mismatched_buffers(self):
     out = jax.ShapeDtypeStruct((3,), np.float64)
-    call = jax.ffi.ffi_call("kepler_solve", (out, out))
+    call = jax.ffi.ffi_call(SOLVE_TARGET, (out, out))
     with self.assertRaisesRegex(Exception, r"\(3,\).*\(4,\)"):
       jax.block_until_ready(call(_put(np.zeros(3), DEVICE), _put(np.zeros(4), DEVICE),
                                  true_anomaly=False))
@@ -480,7 +489,7 @@ class BadInputTest(parameterized.TestCase):
 
   def test_handler_rejects_unsupported_dtypes(self):
     out = jax.ShapeDtypeStruct((2,), np.int32)
-    call = jax.ffi.ffi_call("kepler_solve", (out, out))
+    call = jax.ffi.ffi_call(SOLVE_TARGET, (out, out))
     with self.assertRaisesRegex(Exception, "unsupported dtype"):
       jax.block_until_ready(call(_put(np.zeros(2, np.int32), DEVICE),
                                  _put(np.zeros(2, np.int32), DEVICE), true_anomaly=False))
@@ -599,7 +608,7 @@ for dtype in ("float32", "float64"):
              **{"dev%d" % k: np.asarray(o) for k, o in enumerate(outs)},
              **{"cpu%d" % k: np.asarray(o) for k, o in enumerate(ref)})
   hlo = fn.lower(jax.device_put(m, device), jax.device_put(e, device)).compile().as_text()
-  report[dtype] = {"where": where, "kepler_calls": hlo.count('custom_call_target="kepler_solve"'),
+  report[dtype] = {"where": where, "kepler_calls": hlo.count('custom_call_target="%s"' % kepler._ffi.target("kepler_solve")),
                    "command_buffer_in_hlo": "command_buffer" in hlo}
 report["xla_flags"] = os.environ.get("XLA_FLAGS", "")
 print("GRAPH_REPORT " + json.dumps(report))
@@ -617,11 +626,9 @@ class CudaGraphTest(absltest.TestCase):
 
   def _run_script(self, flags, out_dir, dump_dir=None):
     """Runs _GRAPH_SCRIPT with these XLA flags: (its report, XLA's command-buffer log lines)."""
-    env = dict(os.environ)
+    env = _child_env()
     extra = flags + (f" --xla_dump_to={dump_dir} --xla_dump_hlo_as_text" if dump_dir else "")
     env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + extra).strip()
-    env["JAX_PLATFORMS"] = "cpu" if ON_CPU else "cuda,cpu"
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     # XLA's own log of command buffers (informational; the file names vary by version).
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"
     env["TF_CPP_VMODULE"] = ",".join(f"{name}=2" for name in COMMAND_BUFFER_SOURCES)
@@ -692,6 +699,53 @@ class CudaGraphTest(absltest.TestCase):
           s, c, sf, cf, mix = (on[f"dev{k}"].astype(np.float64) for k in range(5))
           np.testing.assert_allclose(mix[~invalid], (s * cf - c * sf)[~invalid], rtol=0,
                                      atol=4 * eps, err_msg=f"{dtype} call {call} fused output")
+
+
+# kepler without its CUDA plugin, in a fresh interpreter: as if only the main wheel were installed.
+_NO_PLUGIN_SCRIPT = r"""
+import sys
+sys.modules["kepler_jax_cuda_plugin"] = None  # `import kepler_jax_cuda_plugin` raises ImportError
+import jax
+import numpy as np
+import kepler
+
+print("CUDA", kepler.cuda_version)
+device = jax.devices()[0]
+try:
+  out = kepler.solve(jax.device_put(np.float32(1.0), device), jax.device_put(np.float32(0.5), device))
+  print("NO-ERROR on", device.platform, jax.block_until_ready(out))
+except Exception as err:  # pylint: disable=broad-except
+  print("ERROR", type(err).__name__, err)
+cpu = jax.devices("cpu")[0]
+print("CPU", float(kepler.solve(jax.device_put(np.float32(1.0), cpu), jax.device_put(np.float32(0.0), cpu))[0]))
+"""
+
+
+class PluginTest(absltest.TestCase):
+  """kepler runs with its own CUDA plugin; without it, GPU arrays give kepler's error."""
+
+  def test_kepler_runs_with_its_cuda_plugin(self):
+    import kepler_jax_cuda_plugin  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    self.assertEqual(kepler_jax_cuda_plugin.__version__, kepler.__version__)
+    self.assertEqual(kepler.cuda_version, kepler_jax_cuda_plugin.cuda_version)
+    site = os.environ.get("KEPLER_SITE")
+    if site:  # tools/gpu_check.py: the installed wheels, not a source tree
+      for module in (kepler, kepler_jax_cuda_plugin):
+        self.assertTrue(os.path.realpath(module.__file__).startswith(os.path.realpath(site) + os.sep),
+                        f"{module.__name__} imported from {module.__file__}, not from {site}")
+
+  def test_without_the_plugin_gpu_arrays_give_kepler_error_and_the_cpu_works(self):
+    result = subprocess.run([sys.executable, "-c", _NO_PLUGIN_SCRIPT], env=_child_env(),
+                            capture_output=True, text=True, timeout=240, check=False)
+    self.assertEqual(result.returncode, 0, result.stderr[-6000:])
+    print(f"\ngpu_test: without the plugin: {result.stdout[-600:]!r}", file=sys.stderr)
+    self.assertIn("CUDA None", result.stdout)
+    if ON_CPU:  # the CPU stands in for the GPU: no error to see
+      self.assertIn("NO-ERROR on cpu", result.stdout)
+    else:
+      self.assertNotIn("NO-ERROR", result.stdout)
+      self.assertIn(f"kepler-jax[{_version.CUDA_EXTRA}]=={kepler.__version__}", result.stdout)
+    self.assertIn("CPU 0.84147", result.stdout)
 
 
 class LimbDarkTest(parameterized.TestCase):

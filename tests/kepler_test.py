@@ -23,7 +23,9 @@ import numpy as np
 
 from tests import x64_mode  # sets jax_enable_x64 before JAX is used
 import kepler
+from kepler import _ffi
 from tests import mpmath_reference
+from tests import vmap_cases
 
 OPS = {
     "solve": (kepler.solve, mpmath_reference.eccentric_anomaly),
@@ -227,21 +229,14 @@ class TransformTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
       dict(testcase_name=f"_{op}_{name}", op=op, in_axes=in_axes)
-      for op in OPS for name, in_axes in [
-          ("both", (0, 0)), ("M_only", (0, None)), ("e_only", (None, 0)),
-          ("axis1", (1, 1)), ("M_axis1_e_axis0", (1, 0))])
+      for op in OPS for name, in_axes in vmap_cases.IN_AXES)
   def test_vmap(self, op, in_axes):
     fn = OPS[op][0]
-    rng = np.random.default_rng(1)
-    # The mapped axis (size 4) comes first here and is moved to in_axes.
-    m = rng.uniform(-5, 5, (4, 3))
-    e = rng.uniform(0, 0.9, (4, 3))
-    m_arg = m[0] if in_axes[0] is None else np.moveaxis(m, 0, in_axes[0])
-    e_arg = e[0] if in_axes[1] is None else np.moveaxis(e, 0, in_axes[1])
+    m, e, m_arg, e_arg = vmap_cases.rows_and_args(in_axes)
     got = jax.vmap(fn, in_axes=in_axes)(m_arg, e_arg)
     # Reference: one plain call per element of the mapped axis.
-    rows = [fn(m[0] if in_axes[0] is None else m[i],
-               e[0] if in_axes[1] is None else e[i]) for i in range(4)]
+    rows = [fn(vmap_cases.row(m, in_axes[0], i), vmap_cases.row(e, in_axes[1], i))
+            for i in range(vmap_cases.MAPPED)]
     for k in range(2):
       self.assertEqual(got[k].dtype, FLOAT)
       np.testing.assert_allclose(got[k], np.stack([r[k] for r in rows]), rtol=0, atol=1e-15)
@@ -365,13 +360,13 @@ class BadInputTest(parameterized.TestCase):
     # Only reachable by calling the FFI target directly: the C++ handler
     # itself must answer with an error naming the shapes, not crash.
     out = jax.ShapeDtypeStruct((3,), FLOAT)
-    call = jax.ffi.ffi_call("kepler_solve", (out, out))
+    call = jax.ffi.ffi_call(_ffi.target("kepler_solve"), (out, out))
     with self.assertRaisesRegex(Exception, r"mean_anomaly has shape \(3,\) but eccentricity has shape \(4,\)"):
       jax.block_until_ready(call(np.zeros(3, FLOAT), np.zeros(4, FLOAT), true_anomaly=False))
 
   def test_handler_rejects_unsupported_dtypes(self):
     out = jax.ShapeDtypeStruct((2,), np.int32)
-    call = jax.ffi.ffi_call("kepler_solve", (out, out))
+    call = jax.ffi.ffi_call(_ffi.target("kepler_solve"), (out, out))
     with self.assertRaisesRegex(Exception, "unsupported dtype.*float32 and float64"):
       jax.block_until_ready(call(np.zeros(2, np.int32), np.zeros(2, np.int32),
                                  true_anomaly=False))

@@ -3,7 +3,7 @@
     ncu --set full --kernel-name-base demangled -k regex:kepler -c 2 \
         python3 tools/gpu/ncu_driver.py --n 10000000 --cases solve:float64,solve:float32
 
-(tools/gpu_check.sh runs this with KEPLER_NCU=1.) The inputs are made on the
+(tools/gpu_check.py runs this with KEPLER_NCU=1.) The inputs are made on the
 GPU by XLA kernels whose names do not match the filter; each case compiles
 kepler's op, then launches it exactly once, so `-c <number of cases>` profiles
 each case once. Prints, per case, what was launched and a check of the result.

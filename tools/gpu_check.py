@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The GPU check: installs kepler-jax and its CUDA plugin, runs the GPU tests and benchmark.
+
+    python3 tools/gpu_check.py [MAIN_WHEEL [PLUGIN_WHEEL]]
+
+Run it from the repository root on a machine with an NVIDIA GPU and Python
+3.12 with pip, jax and its CUDA 13 plugin, numpy, mpmath and absl-py;
+no Bazel. The wheels: the arguments, else .gpu/kepler_jax-*.whl and
+.gpu/kepler_jax_<CUDA_EXTRA>_plugin-*.whl. They go into a folder of their own
+(`pip install --no-deps --no-index --target`), first on PYTHONPATH, so the
+machine's jax is never touched; the wheels in .whl/ (benchmark-only packages:
+jaxoplanet) go into a second one, next on it. The tests run from a copy of
+tests/ with no kepler/ next to it: `import kepler` finds the installed wheel.
+
+Steps, each bounded by a timeout:
+  env            the machine: GPU, driver, nvcc, jax (env.txt)
+  install        the wheels
+  tests          every file of GPU_TESTS (tests/gpu_tests.bzl) with
+                 JAX_PLATFORMS=cuda, with KEPLER_TEST_X64=1 and =0 (NAME_x64off)
+                 for the files that read it (gpu_test sets x64 itself: once),
+                 all at the same time, and alongside them
+  memcheck       tests/gpu_test.py's SANITIZER_CLASSES under compute-sanitizer
+                 --tool memcheck (KEPLER_GPU_TEST_SANITIZER=1)
+  gpu_benchmark  benchmarks/gpu_benchmark.py, alone on the GPU
+  ncu            (KEPLER_NCU=1 only) Nsight Compute on the kernel, N = 1e7
+
+Writes into $KEPLER_CHECK_OUT, else $OUT, else ./gpu_out, after every step
+(a run cut short leaves what it had): summary.txt (each step's status, test
+counts and failures, memcheck's ERROR SUMMARY, the benchmark's targets),
+env.txt, gpu_benchmark.md, logs.tar.gz (every log and JUnit XML) and, with
+KEPLER_NCU=1, ncu.txt. Exits non-zero when a step fails.
+
+Getting there from a development machine: build both wheels for Python 3.12
+(`bazel build --config=cuda //:wheel`) into .gpu/, put jaxoplanet 0.2's wheel
+into .whl/ (`pip download --no-deps jaxoplanet==0.2.0 -d .whl`; both folders
+are in .gitignore), take both folders to the GPU machine and run this there.
+
+Environment:
+  KEPLER_CHECK_PLATFORM=cpu  SMOKE TEST ONLY: the same steps on the CPU
+      (gpu_test with KEPLER_GPU_TEST_ON_CPU=1, two tests at a time, a quick
+      CPU benchmark). It checks this file, and says nothing about a GPU.
+  KEPLER_CHECK_PYTHON  the interpreter that installs and runs it all (default python3)
+  KEPLER_SKIP_TESTS=1, KEPLER_SKIP_SANITIZER=1, KEPLER_SKIP_BENCH=1  skip those steps
+  KEPLER_BENCH_ARGS    more arguments of gpu_benchmark.py (e.g. "--quick")
+  KEPLER_NCU=1         also profile the kernel with ncu (1-2 minutes more)
+"""
+
+import ast
+import concurrent.futures
+import glob
+import hashlib
+import os
+import pathlib
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+PY = os.environ.get("KEPLER_CHECK_PYTHON", "python3")
+SMOKE = os.environ.get("KEPLER_CHECK_PLATFORM", "cuda") == "cpu"
+PLATFORM = "cpu" if SMOKE else "cuda"
+WORK = "/tmp/kepler_gpu_check"
+LOGS, SITE, EXTRA, TEST_ROOT = (f"{WORK}/{d}" for d in ("logs", "site", "extra", "tests_root"))
+OUT = os.path.abspath(os.environ.get("KEPLER_CHECK_OUT") or os.environ.get("OUT") or "gpu_out")
+STARTED = time.time()
+results, notes, failed = [], [], []
+
+
+def knob(name):
+  return os.environ.get(name) == "1"
+
+
+def now():
+  return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+
+
+def record(step, status, details=(), last=False):
+  """Adds a step's status; writes summary.txt and logs.tar.gz as they stand."""
+  if step:
+    results.extend([f"{step}: {status}", *details])
+    print(f"== {step}: {status} ({time.time() - STARTED:.0f} s)", file=sys.stderr)
+    if not status.startswith(("ok", "skipped")):
+      failed.append(step)
+  lines = ["SMOKE TEST on the CPU (KEPLER_CHECK_PLATFORM=cpu): NOT a GPU result"] * SMOKE
+  lines += [f"gpu_check {now()}, {time.time() - STARTED:.0f} s so far", *results]
+  lines += [""] * bool(notes) + notes + [("SOME STEPS FAILED" if failed else "ALL OK")] * last
+  with open(f"{OUT}/summary.txt", "w") as f:
+    f.write("\n".join(lines) + "\n")
+  with tarfile.open(f"{OUT}/logs.tar.gz", "w:gz") as tar:
+    tar.add(LOGS, arcname="logs")
+
+
+def run(cmd, log, timeout, **kwargs):
+  """Runs cmd, its output in LOGS/log: its exit status, 124 when it ran past timeout."""
+  with open(f"{LOGS}/{log}", "w") as f:
+    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, start_new_session=True, **kwargs)
+    try:
+      return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+      os.killpg(proc.pid, signal.SIGKILL)
+      proc.wait()
+      return 124
+
+
+def output(*cmd):
+  try:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+  except (OSError, subprocess.SubprocessError) as err:
+    return f"({err})"
+
+
+def read(path):
+  with open(path, errors="replace") as f:
+    return f.read()
+
+
+def finish(step, status, log, timeout, prefix="", ok=True):
+  """Records a test run: its counts and verdict, and the names of failed tests."""
+  text = read(f"{LOGS}/{log}")
+  ran = (re.findall(r"Ran \d+ tests? in [\d.]+s", text) or ["no test count"])[-1]
+  verdict = (re.findall(r"^(?:OK|FAILED)(?: \(.*\))?$", text, re.M) or ["no verdict"])[-1]
+  if status == 0 and ok:
+    return record(step, f"ok ({prefix}{ran}; {verdict})")
+  why = f"TIMED OUT after {timeout} s" if status == 124 else f"exit {status}"
+  print(text[-4000:], file=sys.stderr)
+  names = ["    " + n for n in re.findall(r"^(?:FAIL|ERROR): .*$", text, re.M)[:20]]
+  return record(step, f"FAILED ({why}; {prefix}{ran}; {verdict}; see logs/{log})", names)
+
+
+def cuda_extra():
+  """kepler/_version.py's CUDA_EXTRA ("cuda13"): the plugin wheel's name."""
+  text = pathlib.Path("kepler/_version.py").read_text()
+  return re.search(r'^CUDA_EXTRA = "([^"]+)"', text, re.M).group(1)
+
+
+def main():
+  if not os.path.isfile("tests/gpu_tests.bzl"):
+    sys.exit("gpu_check: run it from the repository root")
+  if SMOKE:
+    print("gpu_check: KEPLER_CHECK_PLATFORM=cpu: a SMOKE TEST, NOT a GPU check", file=sys.stderr)
+  shutil.rmtree(WORK, ignore_errors=True)
+  os.makedirs(LOGS)
+  os.makedirs(OUT, exist_ok=True)
+  wheels = sys.argv[1:] or sorted(glob.glob(".gpu/kepler_jax-*.whl")) + sorted(
+      glob.glob(f".gpu/kepler_jax_{cuda_extra()}_plugin-*.whl"))
+  if len(wheels) != 2 or not all(os.path.isfile(w) for w in wheels):
+    record("setup", f"FAILED (expected a main wheel and a plugin wheel, got {wheels})", last=True)
+    sys.exit(2)
+  wheels = [os.path.abspath(w) for w in wheels]
+
+  # env: the machine.
+  env = [f"date: {now()}", f"platform checked: {PLATFORM}"]
+  env += [f"wheel: {os.path.basename(w)} sha256 {hashlib.sha256(pathlib.Path(w).read_bytes()).hexdigest()}"
+          for w in wheels]
+  env += [f"repository: {os.getcwd()} ({output('git', 'rev-parse', '--short', 'HEAD') or 'no git'})",
+          f"host: {' '.join(os.uname()[::2])}; {os.cpu_count()} CPUs",
+          f"python: {output(PY, '--version')} at {shutil.which(PY)}",
+          output(PY, "-c", "import jax, jaxlib; print('jax', jax.__version__, 'jaxlib', jaxlib.__version__)")]
+  env += [l for l in output(PY, "-m", "pip", "list").splitlines()
+          if re.match(r"(jax|numpy|mpmath|absl|nvidia-cuda)", l, re.I)]
+  query = "--query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem"
+  if shutil.which("nvidia-smi"):
+    env += ["--- nvidia-smi", output("nvidia-smi", query, "--format=csv")]
+    env += output("nvidia-smi").splitlines()[:15] + ["---"]
+  for tool in ("nvidia-smi", "nvcc", "compute-sanitizer", "ncu"):
+    if not shutil.which(tool):
+      env.append(f"{tool}: not found")
+    elif tool != "nvidia-smi":
+      version = [l for l in output(tool, "--version").splitlines() if re.search("release|version", l, re.I)]
+      env.append(f"{tool}: {shutil.which(tool)}: {(version or ['?'])[-1]}")
+  for path in (f"{OUT}/env.txt", f"{LOGS}/env.txt"):
+    with open(path, "w") as f:
+      f.write("\n".join(env) + "\n")
+  print("\n".join(env), file=sys.stderr)
+
+  # install: the wheels, and those in .whl/ into a second folder.
+  pip = [PY, "-m", "pip", "install", "--no-deps", "--no-index", "--no-compile", "--target"]
+  if run(pip + [SITE] + wheels, "install.log", 300) != 0:
+    record("install", "FAILED (see logs/install.log)", last=True)
+    sys.exit(1)
+  extra = [os.path.abspath(w) for w in sorted(glob.glob(".whl/*.whl"))]
+  if extra and run(pip + [EXTRA] + extra, "install_extra.log", 300) != 0:
+    shutil.rmtree(EXTRA, ignore_errors=True)
+    notes.append("the wheels in .whl/ did not install (logs/install_extra.log): no jaxoplanet")
+  record("install", f"ok ({' '.join(map(os.path.basename, wheels))}; {len(extra)} from .whl/)")
+  # The installed kepler first; never an empty entry (the current directory).
+  path = [SITE, *[EXTRA] * os.path.isdir(EXTRA), *filter(None, os.environ.get("PYTHONPATH", "").split(":"))]
+  base = dict(os.environ, PYTHONPATH=":".join(path), KEPLER_SITE=SITE, PYTHONUNBUFFERED="1",
+              XLA_PYTHON_CLIENT_PREALLOCATE="false")  # several JAX processes share the GPU
+  os.makedirs(f"{TEST_ROOT}/tests")
+  for name in glob.glob("tests/*.py"):
+    shutil.copy(name, f"{TEST_ROOT}/tests")
+
+  # tests and memcheck, at the same time: (step, command, environment, timeout).
+  jobs, namespace = [], {}
+  exec(read("tests/gpu_tests.bzl"), namespace)  # pylint: disable=exec-used
+  for test in [] if knob("KEPLER_SKIP_TESTS") else namespace["GPU_TESTS"]:
+    reads_x64 = re.search(r"^from tests import x64_mode", read(f"tests/{test}.py"), re.M)
+    for suffix, x64 in [("", "1"), ("_x64off", "0")][:2 if reads_x64 else 1]:
+      jobs.append((test + suffix, [PY, "-m", f"tests.{test}", f"--xml_output_file={LOGS}/{test}{suffix}.xml"],
+                   dict(JAX_PLATFORMS=PLATFORM, KEPLER_TEST_X64=x64,
+                        KEPLER_GPU_TEST_ON_CPU="1" if SMOKE and test == "gpu_test" else "0"), 270))
+  if knob("KEPLER_SKIP_TESTS"):
+    record("tests", "skipped (KEPLER_SKIP_TESTS=1)")
+  if knob("KEPLER_SKIP_SANITIZER") or SMOKE or not shutil.which("compute-sanitizer"):
+    record("memcheck", "skipped (%s)" % ("KEPLER_SKIP_SANITIZER=1" if knob("KEPLER_SKIP_SANITIZER") else
+                                         "a CPU smoke test" if SMOKE else "compute-sanitizer not found"))
+  else:
+    san = ["compute-sanitizer", "--tool", "memcheck", "--print-limit", "100"]
+    usage = output("compute-sanitizer", "--help")
+    # API errors that XLA expects and handles would count as errors: left out.
+    san += ["--report-api-errors", "no"] * ("--report-api-errors" in usage)
+    san += ["--error-exitcode", "86"] * ("--error-exitcode" in usage)
+    classes = next(ast.literal_eval(n.value) for n in ast.parse(read("tests/gpu_test.py")).body
+                   if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "SANITIZER_CLASSES")
+    # The platform allocator: one cudaMalloc per buffer, so that an overrun leaves its allocation.
+    jobs.append(("memcheck", san + [PY, "-m", "tests.gpu_test", f"--xml_output_file={LOGS}/memcheck.xml",
+                                    *classes],
+                 dict(JAX_PLATFORMS="cuda", KEPLER_GPU_TEST_SANITIZER="1",
+                      XLA_PYTHON_CLIENT_ALLOCATOR="platform"), 240))
+
+  def start(job):
+    step, cmd, env, timeout = job
+    return run(cmd, f"{step}.log", timeout, env=dict(base, **env), cwd=TEST_ROOT)
+
+  with concurrent.futures.ThreadPoolExecutor(max_workers=2 if SMOKE else max(1, len(jobs))) as pool:
+    for (step, _, _, timeout), status in zip(jobs, pool.map(start, jobs)):
+      if step != "memcheck":
+        finish(step, status, f"{step}.log", timeout)
+        continue
+      summary = re.findall(r"ERROR SUMMARY: \d+ errors?", read(f"{LOGS}/memcheck.log")) or ["no ERROR SUMMARY"]
+      finish(step, status, "memcheck.log", timeout, f"{summary[-1]}; the sanitizer subset: ",
+             ok=summary[-1] == "ERROR SUMMARY: 0 errors")
+  if os.path.isfile(f"{LOGS}/gpu_test.log"):  # what gpu_test only reports (CUDA graphs, subnormal e)
+    notes.extend(l[:1500] for l in read(f"{LOGS}/gpu_test.log").splitlines() if l.startswith("gpu_test: "))
+
+  # gpu_benchmark, alone; a script, so sys.path[0] is benchmarks/, not the source tree.
+  report = f"{OUT}/gpu_benchmark.md"
+  if knob("KEPLER_SKIP_BENCH"):
+    record("gpu_benchmark", "skipped (KEPLER_SKIP_BENCH=1)")
+  else:
+    args = ["--platform", "cpu", "--quick", "--max-n", "1e5"] if SMOKE else [
+        "--platform", "cuda", "--budget", "170"]
+    args += shlex.split(os.environ.get("KEPLER_BENCH_ARGS", "")) + ["--output", report]
+    status = run([PY, "benchmarks/gpu_benchmark.py", *args], "gpu_benchmark.log", 230, env=base)
+    if status == 0:
+      shutil.copy(report, LOGS)
+      targets = [re.sub(r" \| ", " -- ", l.strip("| \n")) for l in read(report).splitlines()
+                 if re.match(r"\| N = 1e[48]: .*\| (met|MISSED|not measured) \|$", l) and "not part of" not in l]
+      record("gpu_benchmark", "ok (gpu_benchmark.md)", ["  " + t for t in targets])
+    else:
+      print(read(f"{LOGS}/gpu_benchmark.log")[-4000:], file=sys.stderr)
+      record("gpu_benchmark", "FAILED (%s; see logs/gpu_benchmark.log)" % (
+          "TIMED OUT after 230 s" if status == 124 else f"exit {status}"))
+
+  # ncu: kepler.solve at N = 1e7, float64 then float32, one launch each (tools/gpu/ncu_driver.py).
+  if knob("KEPLER_NCU") and (SMOKE or not shutil.which("ncu")):
+    record("ncu", "skipped (%s)" % ("a CPU smoke test" if SMOKE else "ncu not found"))
+  elif knob("KEPLER_NCU"):
+    status = run(["ncu", "--set", "full", "--kernel-name-base", "demangled", "-k", "regex:kepler", "-c", "2",
+                  PY, "tools/gpu/ncu_driver.py", "--n", "1e7", "--cases", "solve:float64,solve:float32"],
+                 "ncu.txt", 240, env=dict(base, JAX_PLATFORMS="cuda"))
+    shutil.copy(f"{LOGS}/ncu.txt", OUT)
+    kernels = len(re.findall(r"Context \d+, Stream \d+", read(f"{LOGS}/ncu.txt")))
+    record("ncu", f"ok ({kernels} kernel section(s) in ncu.txt)" if status == 0 else
+           f"FAILED (exit {status}; see ncu.txt)")
+
+  record(None, None, last=True)
+  if os.path.isfile(report):  # the report without its long timing appendix (the file has it)
+    print("\n" + read(report).split("## Timing details")[0])
+  print(f"== summary ({OUT}/summary.txt)\n" + read(f"{OUT}/summary.txt"))
+  sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+  main()
