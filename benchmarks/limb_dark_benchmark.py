@@ -80,8 +80,8 @@ def _worker(mode, quick):
       cases[f"{law}/{key}/value"] = (value, (u, b, r))
       cases[f"{law}/{key}/value_and_grad"] = (grad, (u, b, r))
   # Each case timed on its own: interleaved with the others (Timer's default),
-  # the value-only calls of ours and of jaxoplanet ran 2x to 3x slower than
-  # alone, in the pinned one-thread worker (seen 2026-11-23, not explained).
+  # the value-only calls of ours and of jaxoplanet run 2x to 3x slower than
+  # alone in the pinned one-thread worker (benchmarks/BENCHMARKS.md).
   times = {}
   for name, case in cases.items():
     times.update(timer({name: case}))

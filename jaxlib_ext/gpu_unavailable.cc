@@ -18,7 +18,7 @@ std::mutex& MessageMutex() {
 
 std::string& Message() {
   static std::string* message = new std::string(
-      "kepler: no CUDA support is installed; pip install 'kepler-jax[cuda13]'");
+      "no CUDA handler is registered for this target");
   return *message;
 }
 

@@ -104,8 +104,8 @@ def py_op_test(name, srcs, deps = [], env = {}, x64_modes = X64_MODES, backends 
 
     One target per jax_enable_x64 mode in `x64_modes` (default both: NAME_...
     with it on, NAME_x64off_... with it off, float64 inputs computed in
-    float32) and per backend. `backends` defaults to ["cpu", "gpu"] for the
-    tests named in tests/gpu_tests.bzl (GPU_TESTS), else ["cpu"]. _cpu targets
+    float32) and per backend. `backends` defaults to ["cpu", "gpu"] for this
+    repository's tests named in tests/gpu_tests.bzl (GPU_TESTS), else ["cpu"]. _cpu targets
     run everywhere with JAX_PLATFORMS=cpu; _gpu targets exist only with
     --config=cuda, run with JAX_PLATFORMS=cuda, are tagged "gpu" (select or
     skip them with --test_tag_filters) and take the JAX CUDA plugin from the
@@ -115,7 +115,11 @@ def py_op_test(name, srcs, deps = [], env = {}, x64_modes = X64_MODES, backends 
     if "JAX_PLATFORMS" in env or "KEPLER_TEST_X64" in env:
         fail("py_op_test sets JAX_PLATFORMS and KEPLER_TEST_X64 itself")
     if backends == None:
-        backends = ["cpu", "gpu"] if name in GPU_TESTS else ["cpu"]
+        # GPU_TESTS names this repository's tests; elsewhere (a workspace
+        # that loads this macro) the CPU only, unless `backends` says more.
+        own_tests = (native.repository_name().lstrip("@") == Label("//tests:BUILD.bazel").workspace_name and
+                     native.package_name() == "tests")
+        backends = ["cpu", "gpu"] if own_tests and name in GPU_TESTS else ["cpu"]
     kwargs.setdefault("size", "medium")
     tags = kwargs.pop("tags", [])
     pypi = [Label("@kepler_pypi//:pkgs")]

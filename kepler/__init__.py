@@ -1,11 +1,11 @@
-"""kepler: Kepler's equation M = E - e sin E as a native JAX op.
+"""kepler: Kepler's equation M = E - e sin E, and light curves, as native JAX ops.
 
     import kepler
     sin_E, cos_E = kepler.solve(mean_anomaly, eccentricity)
     sin_f, cos_f = kepler.true_anomaly(mean_anomaly, eccentricity)
     flux_minus_1 = kepler.limb_dark.light_curve(u, b, r)
 
-Both work under jax.jit, jax.grad (any order, forward and reverse) and
+All three work under jax.jit, jax.grad (any order, forward and reverse) and
 jax.vmap. See docs/api.md for the rules on dtypes, shapes and invalid input;
 each op is a module of its own (kepler/kepler_solve.py, kepler/limb_dark.py).
 """

@@ -17,7 +17,7 @@ from kepler._ffi import partition
 _TARGET = _ffi.target("kepler_solve")
 
 
-def _ffi(true_anomaly):
+def _call(true_anomaly):
   def call(m, e):
     # Partitioned elementwise on many devices (kepler/_ffi/partition.py).
     return tuple(partition.call(_TARGET, (m, e), out_trailing=((), ()),
@@ -27,7 +27,7 @@ def _ffi(true_anomaly):
 
 @jax.custom_jvp
 def _eccentric(m, e):
-  return _ffi(False)(m, e)
+  return _call(False)(m, e)
 
 
 @_eccentric.defjvp
@@ -42,7 +42,7 @@ def _eccentric_jvp(primals, tangents):
 
 @jax.custom_jvp
 def _true(m, e):
-  return _ffi(True)(m, e)
+  return _call(True)(m, e)
 
 
 @_true.defjvp

@@ -1,4 +1,4 @@
-"""The accuracy claims of README.md: their bounds and the points they are checked on.
+"""The accuracy bounds of docs/accuracy_and_speed.md and the points they are checked on.
 
 Shared by tests/accuracy_test.py (the op, through JAX) and
 tests/device_path_test.py (the solver's device path, which the CUDA kernel

@@ -6,8 +6,8 @@ plain selects, where the host path has its own bit-level sqrt, cube root and
 rounding. Without a GPU that code would go unchecked; here the same
 per-element calls are compiled for the host (tests/device_path_loops.cc,
 the module tests/_device_path) and held to the bounds the kernel must meet,
-those of README.md and tests/accuracy_test.py (tests/accuracy_cases.py), on
-the same points:
+those of docs/accuracy_and_speed.md and tests/accuracy_test.py
+(tests/accuracy_cases.py), on the same points:
 
   backward error: <= 2e-15 (float64; e <= 1 - 1e-6, |M| <= 1e3), <= 4e-7
       (float32; e <= 0.95, |M| <= 1e2);

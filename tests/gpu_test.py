@@ -13,8 +13,9 @@ What it checks, on the GPU, against independent references:
     calls the custom-call target `kepler_solve` (no host callback);
   * values against mpmath (tests/mpmath_reference.py), float32 and float64:
     forward error <= 2e-6 / 1e-12 (e <= 0.999, |M| up to 1e12 in float64 and
-    3.3e7 in float32), backward error <= 4e-7 / 2e-15 on README's domain for
-    e near 1, and no worse than 1.5x the CPU's beyond it;
+    3.3e7 in float32), backward error <= 4e-7 / 2e-15 on the domain of
+    docs/accuracy_and_speed.md for e near 1, and no worse than 1.5x the
+    CPU's beyond it;
   * against the CPU backend's result: |GPU - CPU| <= 8 eps (1 + cond), cond
     the sensitivity of the angle to M (1 / (1 - e cos E) for E), and the same
     NaN pattern;
@@ -89,7 +90,8 @@ OPS = {
 DTYPES = [("float32", np.float32), ("float64", np.float64)]
 # Forward error against mpmath, e <= 0.999 (the bound of tests/kepler_test.py).
 FORWARD = {np.float32: 2e-6, np.float64: 1e-12}
-# Backward error |E' - e sin E' - M| against mpmath on README's domain:
+# Backward error |E' - e sin E' - M| against mpmath on the domain of
+# docs/accuracy_and_speed.md:
 # (bound, max |M|, max e), as tests/accuracy_test.py.
 BACKWARD = {np.float64: (2e-15, 1e3, 1 - 1e-6), np.float32: (4e-7, 1e2, 0.95)}
 # Beyond that domain: no worse than this factor times the CPU's backward error.
@@ -199,7 +201,7 @@ def _forward_set(dtype):
 
 
 def _near_one_set(dtype):
-  """e close to 1 (inside README's backward-error domain and beyond), small M."""
+  """e close to 1 (inside the backward-error domain and beyond), small M."""
   _, _, e_max = BACKWARD[dtype]
   one_below = float(np.nextafter(dtype(1), dtype(0)))
   if dtype == np.float64:
@@ -371,7 +373,7 @@ class AgreementTest(parameterized.TestCase):
   @parameterized.named_parameters(_named(ops=("solve",)))
   def test_report_negative_subnormal_eccentricity(self, op, dtype):
     # Informational, not asserted: e = -(smallest subnormal) is < 0, so NaN by
-    # README's rule, but XLA's CPU backend flushes denormal inputs to zero
+    # docs/api.md's rule, but XLA's CPU backend flushes denormal inputs to zero
     # (then e = -0.0, valid), and a GPU build with -ftz would do the same in
     # float32. The log says what each backend gives.
     e = np.array([-np.finfo(dtype).smallest_subnormal], dtype)

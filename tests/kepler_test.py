@@ -24,6 +24,7 @@ import numpy as np
 from tests import x64_mode  # sets jax_enable_x64 before JAX is used
 import kepler
 from kepler import _ffi
+from kepler._lib import _kepler_cpu
 from tests import mpmath_reference
 from tests import vmap_cases
 
@@ -316,7 +317,7 @@ class ShapeAndDtypeTest(parameterized.TestCase):
 
 
 class BadInputTest(parameterized.TestCase):
-  """Errors are part of the API: each case here is documented in the README."""
+  """Errors are part of the API: each case here is documented in docs/api.md."""
 
   @parameterized.named_parameters(
       dict(testcase_name=f"_{op}_{which}_{np.dtype(dt).name}", op=op, which=which, dtype=dt)
@@ -397,14 +398,27 @@ class CpuIsaChoiceTest(absltest.TestCase):
     self.assertNotEqual(result.returncode, 0)
     self.assertIn("KEPLER_CPU_ISA='sse9' is not one of", result.stderr)
 
-  def test_baseline_can_be_forced(self):
-    result = self._run("baseline")
-    self.assertEqual(result.returncode, 0, result.stderr)
-    supported, active, value = result.stdout.split("\n")[:3]
-    self.assertIn("baseline", supported)
-    self.assertEqual(active, "baseline")
+  def test_every_supported_variant_can_be_forced(self):
+    # The architecture's variants (x86-64: baseline, avx2, avx512; aarch64:
+    # neon, sve); the first runs on every CPU of the architecture.
     want = mpmath_reference.eccentric_anomaly(np.array(1.0), np.array(0.5))[0]
-    self.assertAlmostEqual(float(value), float(want), places=6)
+    supported = _kepler_cpu.supported_cpu_isas()
+    self.assertEqual(supported[0], _kepler_cpu.cpu_isas()[0])
+    for isa in supported:
+      result = self._run(isa)
+      self.assertEqual(result.returncode, 0, result.stderr)
+      listed, active, value = result.stdout.split("\n")[:3]
+      self.assertIn(isa, listed)
+      self.assertEqual(active, isa)
+      self.assertAlmostEqual(float(value), float(want), places=6, msg=isa)
+
+  def test_a_variant_the_cpu_lacks_falls_back_with_a_warning(self):
+    lacking = [isa for isa in _kepler_cpu.cpu_isas() if isa not in _kepler_cpu.supported_cpu_isas()]
+    for isa in lacking:  # none on a CPU that has every variant
+      result = self._run(isa)
+      self.assertEqual(result.returncode, 0, result.stderr)
+      self.assertIn(f"KEPLER_CPU_ISA={isa} but this CPU lacks", result.stderr)
+      self.assertEqual(result.stdout.split("\n")[1], _kepler_cpu.supported_cpu_isas()[-1])
 
 
 if __name__ == "__main__":

@@ -29,9 +29,10 @@ from kepler import limb_dark
 MOVES = ("all-gather", "all-to-all", "collective-permute")
 FLOAT = x64_mode.FLOAT
 QUADRATIC = (0.4, 0.26)
-# Explicit axis types: supported from jax 0.7 (README, "Many devices"); in
-# jax 0.6 they are an experiment of JAX's own (its matmul rejects an array on
-# an Explicit mesh next to a constant), so only Auto meshes are tested there.
+# Explicit axis types: supported from jax 0.7 (docs/api.md, "Many
+# devices"); in jax 0.6 they are an experiment of JAX's own (its matmul
+# rejects an array on an Explicit mesh next to a constant), so only Auto
+# meshes are tested there.
 _JAX = tuple(int(x) for x in jax.__version__.split(".")[:2])
 AXIS_TYPES = ("auto", "explicit") if _JAX >= (0, 7) else ("auto",)
 

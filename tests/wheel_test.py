@@ -11,7 +11,13 @@ import subprocess
 import sys
 import zipfile
 
+from absl import flags
 from absl.testing import absltest
+
+_ARCH = flags.DEFINE_enum("arch", "x86_64", ["x86_64", "aarch64"],
+                          "The CPU architecture the wheels were built for (tests/BUILD.bazel).")
+# ELF e_machine of each architecture (the System V ABI's numbers).
+ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # The newest glibc a wheel may need: jaxlib's wheels are manylinux_2_27.
@@ -59,7 +65,7 @@ class WheelTest(absltest.TestCase):
                        (f"kepler_jax_{self.facts['CUDA_EXTRA']}_plugin", self.plugin)):
       if name:
         self.assertRegex(
-            name, rf"^{dist}-{re.escape(self.version)}-{tag}-{tag}-manylinux_2_\d+_x86_64\.whl$")
+            name, rf"^{dist}-{re.escape(self.version)}-{tag}-{tag}-manylinux_2_\d+_{_ARCH.value}\.whl$")
         self.assertNotIn("+", name)
 
   def test_only_kepler_namespaces_and_a_license(self):
@@ -150,9 +156,18 @@ class WheelTest(absltest.TestCase):
     # The README's promise: manylinux_2_27 or older, as jaxlib's own wheels,
     # so that every machine that runs jax can install these.
     for name in self.paths:
-      match = re.search(r"-manylinux_(\d+)_(\d+)_x86_64\.whl$", name)
+      match = re.search(rf"-manylinux_(\d+)_(\d+)_{_ARCH.value}\.whl$", name)
       self.assertIsNotNone(match, name)
       self.assertLessEqual((int(match[1]), int(match[2])), NEWEST_GLIBC_ALLOWED, name)
+
+  def test_compiled_modules_are_for_the_architecture(self):
+    for name, zf in self.wheels.items():
+      modules = [n for n in zf.namelist() if n.endswith(".so")]
+      self.assertTrue(modules, name)
+      for module in modules:
+        header = zf.read(module)[:20]
+        self.assertEqual(header[:4], b"\x7fELF", module)
+        self.assertEqual(int.from_bytes(header[18:20], "little"), ELF_MACHINES[_ARCH.value], module)
 
   def test_module_bazel_version_matches_the_package(self):
     module = _read("MODULE.bazel")

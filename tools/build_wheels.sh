@@ -4,7 +4,8 @@
 #   bash tools/build_wheels.sh OUT
 #
 # The matrix is tools/setup.sh's (the README's install table): the CPU wheel
-# kepler-jax for every supported CPython on Linux x86-64 and, where a CUDA
+# kepler-jax for every supported CPython on Linux x86-64 and (AARCH64_PYTHONS,
+# --config=linux_aarch64) aarch64 and, where a CUDA
 # toolkit is found, the CUDA plugin kepler-jax-cuda13-plugin for the Pythons
 # jax's own CUDA 13 plugin supports. One Bazel build per Python, from the same
 # sources, with the interpreter chosen by HERMETIC_PYTHON_VERSION: the host's
@@ -44,10 +45,19 @@ for version in $pythons; do
     echo "build_wheels: Python $version is not in the release matrix ($HOST_PYTHONS $SID_PYTHONS)" >&2
     exit 2
   fi
-  echo "=== build_wheels: Python $version: ${run_bazel[*]} test ${flags[*]+${flags[*]} }//tests:wheel_test"
-  "${run_bazel[@]}" test "${flags[@]}" //tests:wheel_test
-  bin=$("${run_bazel[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)
-  cp "$bin"/wheel/*.whl "$out/"
+  builds=()
+  # aarch64 first: the x86-64 build then leaves Bazel where the tests start.
+  if [[ " $AARCH64_PYTHONS " == *" $version "* ]]; then
+    builds+=("${flags[*]/--config=cuda/} --config=linux_aarch64")
+  fi
+  builds+=("${flags[*]}")
+  for build in "${builds[@]}"; do
+    read -r -a build_flags <<<"$build"
+    echo "=== build_wheels: Python $version: ${run_bazel[*]} test ${build_flags[*]+${build_flags[*]} }//tests:wheel_test"
+    "${run_bazel[@]}" test "${build_flags[@]}" //tests:wheel_test
+    bin=$("${run_bazel[@]}" info "${build_flags[@]}" bazel-bin 2>/dev/null)
+    cp "$bin"/wheel/*.whl "$out/"
+  done
 done
 
 echo "=== build_wheels: the wheels in $out$cuda_note"

@@ -6,9 +6,10 @@
 #   tools/check_reproducible_wheel.sh [REFERENCE_DIR]
 #
 # REFERENCE_DIR holds wheels built earlier (tools/test_all.sh passes the
-# release's, from tools/build_wheels.sh): those of the default Python are
-# compared. Without it, a first build (warm caches) is the reference. Both are
-# built with --config=cuda where a CUDA toolkit is found (the plugin too).
+# release's, from tools/build_wheels.sh): the x86-64 ones of the default
+# Python are compared. Without it, a first build (warm caches) is the
+# reference. Both are built with --config=cuda where a CUDA toolkit is found
+# (the plugin too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
@@ -21,7 +22,7 @@ if [ -z "$reference" ]; then
   bazel build "${config[@]}" //:wheel
   cp bazel-bin/wheel/*.whl "$reference/"
 fi
-want=$(cd "$reference" && sha256sum kepler_jax*-"$tag"-*.whl)
+want=$(cd "$reference" && sha256sum kepler_jax*-"$tag"-*_x86_64.whl)
 [ -n "$want" ] || { echo "no $tag wheels in $reference" >&2; exit 1; }
 fresh_zig_cache=$(mktemp -d)
 trap 'rm -rf "$fresh_zig_cache"' EXIT

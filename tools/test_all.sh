@@ -4,6 +4,7 @@
 # 7.7.1 (bzlmod); for every Python of the release, its wheels built by
 # tools/build_wheels.sh and the Python tests run against them in fresh
 # virtualenvs next to a pip-installed jax (3.14 and 3.15 in the sid root);
+# the aarch64 build under qemu (tools/arm64/test.sh);
 # the CUDA build (compile only), the old-glibc run, the embedding workspace,
 # buildifier, and the byte-for-byte reproducibility of the wheels.
 #
@@ -86,6 +87,8 @@ leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
 leg "wheels in fresh virtualenvs: $host_wheel_legs" tools/wheel_legs.sh "$dist" $host_wheel_legs
 leg "wheels in fresh virtualenvs in the sid root: $sid_wheel_legs" \
   env SID_BINDS="$dist" tools/sid/run bash tools/wheel_legs.sh "$dist" $sid_wheel_legs
+leg "aarch64 under qemu: C++ tests with SVE on and off, the cp313 wheel next to jax" \
+  bash tools/arm64/test.sh "$dist"
 leg "old glibc: the hermetic build runs in Debian bullseye (glibc 2.31)" old_glibc_leg
 leg "embedding workspace (tests/embedding): bazel test //..." \
   bash -c 'cd tests/embedding && bazel test //...'

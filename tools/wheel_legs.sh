@@ -48,7 +48,7 @@ run_leg() {  # run_leg PYTHON JAX [MODE]
   local py_version=$1 jax_version=$2 mode=${3:-tests}
   local tag="cp${py_version/./}"
   local wheel
-  wheel=$(ls "$wheel_dir"/kepler_jax-*-"$tag"-*.whl 2>/dev/null | head -1)
+  wheel=$(ls "$wheel_dir"/kepler_jax-*-"$tag"-*_"$(uname -m)".whl 2>/dev/null | head -1)
   [ -n "$wheel" ] || { echo "no $tag wheel in $wheel_dir"; return 1; }
   local python
   python=$(find_python "$py_version")

@@ -1,9 +1,12 @@
 // Which instruction-set variant this CPU can run, and which one the handlers
-// use. Compiled for baseline x86-64 like the rest of the extension.
+// use. Compiled for the architecture's baseline like the rest of the
+// extension.
 #include "jaxlib_ext/cpu/cpu_isa.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 #include <cstdio>
@@ -13,7 +16,8 @@
 namespace jaxext {
 namespace {
 
-// The environment variable that forces a variant (README, "Speed on the CPU").
+// The environment variable that forces a variant (docs/api.md, "The CPU:
+// instruction sets and threads").
 constexpr char kIsaEnvVar[] = "KEPLER_CPU_ISA";
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -40,6 +44,16 @@ unsigned ReadCpuFeatures() {
   if (os_zmm && (ebx & (1u << 16))) features |= kCpuFeature_avx512f;
   if (os_zmm && (ebx & (1u << 17))) features |= kCpuFeature_avx512dq;
   return features;
+}
+#elif defined(__aarch64__) && defined(__linux__)
+// What this CPU can run, as the kernel reports it (getauxval(AT_HWCAP)): a
+// feature counts only if the kernel also saves its state, which the bit
+// says. HWCAP_SVE is bit 22 (Linux, arch/arm64/include/uapi/asm/hwcap.h).
+// FMA is part of armv8-a: every aarch64 CPU has it.
+unsigned ReadCpuFeatures() {
+  constexpr unsigned long kHwcapSve = 1ul << 22;
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  return kCpuFeature_fma | ((hwcap & kHwcapSve) ? kCpuFeature_sve : 0u);
 }
 #else
 // Elsewhere the variants are all compiled for the default target, and only

@@ -1,6 +1,6 @@
-// The instruction-set variants of the CPU loops (the list is
-// jaxlib_ext/cpu/cpu_isa.bzl's CPU_ISAS, as cpu_isa_list.h), what this CPU
-// supports, and the one the handlers use.
+// The instruction-set variants of the CPU loops for the architecture compiled
+// for (the lists are jaxlib_ext/cpu/cpu_isa.bzl's CPU_ISAS, as
+// cpu_isa_list.h), what this CPU supports, and the one the handlers use.
 //
 // An op compiles its loop file once per variant (per_isa_cc_library in
 // cpu_isa.bzl), each compilation defining its entry point in namespace
@@ -20,12 +20,14 @@
 
 namespace jaxext {
 
-// CPU features a variant may need (cpu_isa.bzl's `features`), as bits.
+// CPU features a variant may need (cpu_isa.bzl's `features`), as bits;
+// cpu_isa.cc reads those of the architecture it is compiled for.
 enum CpuFeature : unsigned {
   kCpuFeature_avx2 = 1u << 0,
   kCpuFeature_fma = 1u << 1,
   kCpuFeature_avx512f = 1u << 2,
   kCpuFeature_avx512dq = 1u << 3,
+  kCpuFeature_sve = 1u << 4,
 };
 
 #define JAXEXT_ISA_ENUM_(name, features, ...) name,

@@ -17,5 +17,5 @@ PYBIND11_MODULE(_kepler_cuda, m) {
         return targets;
       },
       "{FFI target name: CUDA handler capsule} of every op.");
-  m.attr("cuda_version") = KEPLER_CUDA_VERSION;
+  m.attr("cuda_version") = JAXEXT_CUDA_VERSION;
 }

@@ -304,11 +304,12 @@ JAXEXT_HD float ReduceTwoPi(float M) {
 // they are the hardware's approximations (MUFU reciprocal, rsqrt, log2 and
 // exp2: ~1e-6 relative error or better), which the double solve's starter
 // tolerates (its fifth-order correction needs ~1e-4) and which cost a few
-// instructions instead of IEEE-exact sequences (on an H100 at N = 1e8: 82% ->
-// 85% of the copy bandwidth, float64). The float solve keeps the exact forms:
-// with the fast ones its float32 true-anomaly backward error on the GPU rose
-// from under to just over the 4e-7 bound (4.15e-7). The host always uses the
-// exact forms (so the host test of the device path checks those).
+// instructions instead of IEEE-exact sequences (a few per cent of the float64
+// solve's speed on an H100: benchmarks/BENCHMARKS.md, "What was found on the
+// way"). The float solve keeps the exact forms: with the fast ones its
+// float32 true-anomaly backward error on the GPU exceeds the 4e-7 bound. The
+// host always uses the exact forms (so the host test of the device path
+// checks those).
 template <bool kFast, typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE T StarterDiv(T a, T b) {
 #if defined(__CUDA_ARCH__)

@@ -28,7 +28,7 @@ ffi::Error KeplerSolveCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer mean_a
   if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
   const SolveLoops& loops = LoopsForIsa(isa.isa);
   const size_t n = mean_anomaly.element_count();
-  return DispatchFloat("kepler", mean_anomaly.element_type(), [&](auto zero) {
+  return DispatchFloat(kOp, mean_anomaly.element_type(), [&](auto zero) {
     using T = decltype(zero);
     const SolveLoop<T> loop = loops.get(zero);
     const T* m = mean_anomaly.typed_data<T>();

@@ -1,8 +1,9 @@
 // Every solve-loop variant this CPU supports, run on the same inputs (random
 // draws and edge cases: NaN, +-inf, e >= 1, e < 0, huge and subnormal M), must
 // agree:
-//   - the FMA variants (avx2, avx512; -ffp-contract=off): bit for bit;
-//   - baseline (no FMA: other rounding, other range reduction) against each
+//   - the FMA variants (x86-64: avx2, avx512; aarch64: neon, sve;
+//     -ffp-contract=off): bit for bit;
+//   - x86-64 baseline (no FMA: other rounding, other range reduction) against each
 //     FMA variant: within kBaselineTolEps * epsilon absolutely (outputs
 //     lie in [-1, 1]), on inputs with |M| <= 1e5, where the baseline range
 //     reduction is exact; the same NaNs everywhere;

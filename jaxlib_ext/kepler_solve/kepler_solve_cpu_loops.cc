@@ -26,8 +26,8 @@ void SolveLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
                  T* __restrict out_sin, T* __restrict out_cos, size_t n) {
   // Clang vectorises this loop with one vector of elements in flight, GCC
   // with several; four in flight hide the latency of the solver's dependent
-  // divides and FMAs (clang AVX-512 float64: 7.5 -> 4.1 ns/solve). GCC
-  // ignores the pragma.
+  // divides and FMAs (timings: docs/accuracy_and_speed.md, "The compiler").
+  // GCC ignores the pragma.
 #if defined(__clang__)
 #pragma clang loop interleave_count(4)
 #endif

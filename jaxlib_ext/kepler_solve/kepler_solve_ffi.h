@@ -12,11 +12,14 @@
 namespace jaxext {
 namespace kepler_solve {
 
+// The prefix of the op's error messages.
+constexpr char kOp[] = "kepler_solve";
+
 inline xla::ffi::Error CheckBuffers(const xla::ffi::AnyBuffer& mean_anomaly,
                                     const xla::ffi::AnyBuffer& ecc,
                                     const xla::ffi::AnyBuffer& out_sin,
                                     const xla::ffi::AnyBuffer& out_cos) {
-  return CheckSameShapeAndType("kepler", {{"mean_anomaly", mean_anomaly},
+  return CheckSameShapeAndType(kOp, {{"mean_anomaly", mean_anomaly},
                                           {"eccentricity", ecc},
                                           {"first output", out_sin},
                                           {"second output", out_cos}});

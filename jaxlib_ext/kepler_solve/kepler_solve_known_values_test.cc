@@ -60,11 +60,11 @@ constexpr Known kKnown[] = {
     {100, 0.9, -9.8878187624883533786e-1, 1.4936666697035480004e-1, -4.9793780712526700292e-1, -8.6721274220071305265e-1},
 };
 
-// The README's backward-error bounds, |E' - e sin E' - M| (float64 for
-// e <= 1 - 1e-6 and |M| <= 1e3, float32 for e <= 0.95 and |M| <= 1e2). A
-// backward error b moves E by b / (1 - e cos E) and f by
-// b sqrt(1 - e^2) / (1 - e cos E)^2; the tolerance is four times that, plus
-// the rounding of the inputs and outputs.
+// The backward-error bounds of docs/accuracy_and_speed.md,
+// |E' - e sin E' - M| (float64 for e <= 1 - 1e-6 and |M| <= 1e3, float32 for
+// e <= 0.95 and |M| <= 1e2). A backward error b moves E by b / (1 - e cos E)
+// and f by b sqrt(1 - e^2) / (1 - e cos E)^2; the tolerance is four times
+// that, plus the rounding of the inputs and outputs.
 template <typename T>
 constexpr double kBackwardBound = sizeof(T) == 8 ? 2e-15 : 4e-7;
 

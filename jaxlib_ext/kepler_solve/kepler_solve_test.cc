@@ -1,4 +1,4 @@
-// Framework-free accuracy / contract test for kepler_solver.h.
+// Framework-free accuracy / contract test for kepler_solve.h.
 //
 // The reference is an independent long double solver (bracketed bisection on
 // [0, pi] followed by Newton polishing, with an exact-ish two-part 2*pi range

@@ -185,8 +185,8 @@ JAXEXT_HD CelBasis CelP1(double kc) {
 // exact transformation, which leaves the results as they were. `converged`
 // is false where kCelSteps did not reach Cel's tolerance (kc below ~5e-3,
 // b + r within ~1e-5 of 1): callers must use CelP1 and Cel there. Six steps:
-// 11.7 ns per quadratic point (AVX-512), five: 13.5 (more points left to
-// the scalar path), measured 2026-11-23.
+// fewer leave more points to the scalar path, which costs more than the
+// extra step (benchmarks/BENCHMARKS.md, limb-darkening benchmark).
 constexpr int kCelSteps = 6;
 struct CelTriple {
   CelBasis basis;
@@ -430,8 +430,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
   o.ds_dr[1] = -kPi * lambda.d_dr;
   // s_2, the quadratic term (sec. 6): s_2 = 2 s_0 + 4 pi eta - 2 pi, written
   // with the kappa1 terms and the 2 pi cancelled by hand (kappa0 = pi and no
-  // kite inside): a smaller difference to round (at r = 3 next to b = r the
-  // quadratic law went from 1.05e-15 to 7.8e-16). Derivatives from eta.
+  // kite inside): a smaller difference to round, which matters at r > 1 next
+  // to b = r (docs/accuracy_and_speed.md, light curve accuracy). Derivatives
+  // from eta.
   const double deta_dr =
       g.inside ? 2 * r * (r * r + b * b)
                : 2 * r / kPi * ((r * r + b * b) * g.kappa0 - 2 * g.kite);

@@ -36,8 +36,8 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
   }
   const IsaChoice& isa = ActiveCpuIsa();
   if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
-  const LightCurveLoops& loops = LightCurveForIsa(isa.isa);
-  return DispatchFloat("limb_dark", b.element_type(), [&](auto zero) {
+  const LightCurveLoops& loops = LoopsForIsa(isa.isa);
+  return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
     using T = decltype(zero);
     const LightCurveLoop<T> loop = loops.get(zero);
     const T* u_data = u.typed_data<T>();

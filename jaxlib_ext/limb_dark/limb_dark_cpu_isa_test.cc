@@ -76,7 +76,7 @@ Outputs Run(CpuIsa isa, const Points& p, const double* g, int order, double norm
   const size_t n = p.b.size(), stride = order + 1;
   Outputs o{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
             std::vector<double>(n * stride)};
-  const LightCurveLoop<double> loop = LightCurveForIsa(isa).get(0.0);
+  const LightCurveLoop<double> loop = LoopsForIsa(isa).get(0.0);
   size_t begin = 0;
   for (size_t k = 0; begin < n; ++k) {
     const size_t len = std::min(pieces[k % pieces.size()], n - begin);

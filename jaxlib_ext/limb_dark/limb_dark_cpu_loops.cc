@@ -35,8 +35,8 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
   double s[kMaxOrder + 1];
   for (size_t i = 0; i < n; ++i) {
     const Flux f = LightCurvePoint(static_cast<double>(b[i]),
-                                           static_cast<double>(r[i]), g,
-                                           order, norm, s);
+                                   static_cast<double>(r[i]), g,
+                                   order, norm, s);
     StorePoint(f, s, order, i, flux, d_db, d_dr, s_out);
   }
 }
@@ -77,7 +77,7 @@ void LowOrderLoop(const double* g, int order, double norm, const T* b,
         s[2] = s2[i];
       } else {
         point = LightCurvePoint(static_cast<double>(bb[i]),
-                                    static_cast<double>(rr[i]), g, order, norm, s);
+                                static_cast<double>(rr[i]), g, order, norm, s);
       }
       StorePoint(point, s, order, start + i, flux, d_db, d_dr, s_out);
     }
@@ -96,7 +96,7 @@ void LightCurveLoop(const double* g, int order, double norm, const T* b,
 
 }  // namespace
 
-const LightCurveLoops& LightCurve() {
+const LightCurveLoops& Loops() {
   static constexpr LightCurveLoops kLoops = {&LightCurveLoop<float>,
                                              &LightCurveLoop<double>};
   return kLoops;

@@ -23,7 +23,7 @@ using LightCurveLoop = void (*)(const double* g, int order, double norm,
 
 using LightCurveLoops = FloatLoops<LightCurveLoop>;
 
-JAXEXT_PER_ISA_TABLE(LightCurveLoops, LightCurve)
+JAXEXT_PER_ISA_TABLE(LightCurveLoops, Loops)
 
 }  // namespace limb_dark
 }  // namespace jaxext

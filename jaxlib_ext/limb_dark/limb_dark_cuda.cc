@@ -24,14 +24,14 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
   if (ffi::Error err = CheckLayout(u, b, r, *flux, *d_db, *d_dr, *s, &l); err.failure()) {
     return err;
   }
-  return DispatchFloat("limb_dark", b.element_type(), [&](auto zero) {
+  return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
     using T = decltype(zero);
     const kernel::Params<T> params{
         u.typed_data<T>(),     b.typed_data<T>(),     r.typed_data<T>(),
         flux->typed_data<T>(), d_db->typed_data<T>(), d_dr->typed_data<T>(),
         l.with_s ? s->typed_data<T>() : nullptr,
         l.order, static_cast<int64_t>(l.group_size), static_cast<int64_t>(l.n)};
-    return LaunchStatus("limb_dark", kernel::Launch(params, stream));
+    return LaunchStatus(kOp, kernel::Launch(params, stream));
   });
 }
 

@@ -20,6 +20,9 @@
 namespace jaxext {
 namespace limb_dark {
 
+// The prefix of the op's error messages.
+constexpr char kOp[] = "limb_dark";
+
 // The layout of one call: `groups` rows of u (order coefficients each), each
 // serving `group_size` consecutive elements of b and r.
 struct Layout {
@@ -35,27 +38,25 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                    const xla::ffi::AnyBuffer& d_db,
                                    const xla::ffi::AnyBuffer& d_dr,
                                    const xla::ffi::AnyBuffer& s, Layout* out) {
-  namespace ffi = xla::ffi;
-  constexpr char kOp[] = "limb_dark";
   if (ffi::Error err = CheckSameShapeAndType(
           kOp, {{"b", b}, {"r", r}, {"flux", flux}, {"d_db", d_db}, {"d_dr", d_dr}});
       err.failure()) {
     return err;
   }
   if (u.element_type() != b.element_type() || s.element_type() != b.element_type()) {
-    return ffi::Error::InvalidArgument("limb_dark: u and s must have b's dtype");
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": u and s must have b's dtype");
   }
   const auto ud = u.dimensions();
   const auto bd = b.dimensions();
   if (ud.size() < 1 || ud.size() - 1 > bd.size()) {
-    return ffi::Error::InvalidArgument("limb_dark: u has shape " + ShapeString(ud) +
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": u has shape " + ShapeString(ud) +
                                        ", which is not (K..., N) for b of shape " +
                                        ShapeString(bd));
   }
   size_t groups = 1;
   for (size_t d = 0; d + 1 < ud.size(); ++d) {
     if (ud[d] != bd[d]) {
-      return ffi::Error::InvalidArgument("limb_dark: the leading dimensions of u " +
+      return ffi::Error::InvalidArgument(std::string(kOp) + ": the leading dimensions of u " +
                                          ShapeString(ud) + " are not those of b " +
                                          ShapeString(bd));
     }
@@ -63,14 +64,14 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   }
   const int64_t order = ud[ud.size() - 1];
   if (order > kMaxOrder) {
-    return ffi::Error::InvalidArgument("limb_dark: " + std::to_string(order) +
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": " + std::to_string(order) +
                                        " coefficients; at most " +
                                        std::to_string(kMaxOrder) + " are supported");
   }
   const size_t n = b.element_count();
   const size_t s_count = s.element_count();
   if (s_count != 0 && s_count != n * static_cast<size_t>(order + 1)) {
-    return ffi::Error::InvalidArgument("limb_dark: s must have b.size * (N + 1) elements or none");
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": s must have b.size * (N + 1) elements or none");
   }
   out->order = static_cast<int>(order);
   out->groups = groups;

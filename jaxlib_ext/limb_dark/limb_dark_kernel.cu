@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
     double g[kMaxOrder + 1], s[kMaxOrder + 1];
     const double norm = GreensRow(p.u + (i / p.group_size) * p.order, p.order, g);
     const Flux f = LightCurvePoint(static_cast<double>(p.b[i]),
-                                           static_cast<double>(p.r[i]), g, p.order, norm, s);
+                                   static_cast<double>(p.r[i]), g, p.order, norm, s);
     p.flux[i] = static_cast<T>(f.value);
     p.d_db[i] = static_cast<T>(f.d_db);
     p.d_dr[i] = static_cast<T>(f.d_dr);

@@ -138,11 +138,16 @@ def _hermetic_python_impl(rctx):
     # Debian's Pythons split their headers: include/pythonX.Y/pyconfig.h
     # includes <MULTIARCH/pythonX.Y/pyconfig.h> from the system's include
     # folder, which the wheels' compiler (zig) does not search.
+    # Those of aarch64 too where they are installed (tools/sid/make-root.sh),
+    # for the cross-compiled aarch64 wheels (--config=linux_aarch64).
     multiarch = info[2] if len(info) > 2 else ""
-    platform_headers = rctx.path("/usr/include/%s/python%s" % (multiarch, version))
-    if multiarch and platform_headers.exists:
-        rctx.symlink(platform_headers, "platinclude/%s/python%s" % (multiarch, version))
-    else:
+    found = False
+    for arch in [multiarch, "aarch64-linux-gnu"] if multiarch else []:
+        platform_headers = rctx.path("/usr/include/%s/python%s" % (arch, version))
+        if platform_headers.exists:
+            rctx.symlink(platform_headers, "platinclude/%s/python%s" % (arch, version))
+            found = True
+    if not found:
         rctx.file("platinclude/README", "No platform-specific headers for this interpreter.\n")
     rctx.file("BUILD.bazel", _PYTHON_BUILD.format(interpreter = interpreter))
     rctx.file("defs.bzl", _PYTHON_DEFS.format(version = version, tag = version.replace(".", ""), interpreter = interpreter))
@@ -193,7 +198,7 @@ package(default_visibility = ["//visibility:public"])
 def _lock_path(rctx, prefix, version):
     lock = rctx.path(Label("//tools/requirements:%s_%s.txt" % (prefix, version.replace(".", "_"))))
     if not lock.exists:
-        fail("no lock file for Python %s: expected %s (see \"Choosing the Python version\" in README.md)" % (version, lock))
+        fail("no lock file for Python %s: expected %s (see \"Choosing the Python version\" in docs/building.md)" % (version, lock))
     return lock
 
 def _normalized(name):

@@ -36,12 +36,13 @@ def _flags(actions, flags):
     return flag_set(actions = actions, flag_groups = [flag_group(flags = flags)])
 
 def _impl(ctx):
+    bin = "bin/%s/" % ctx.attr.cpu
     tools = {
-        "gcc": "bin/c++",
-        "ar": "bin/ar",
+        "gcc": bin + "c++",
+        "ar": bin + "ar",
     }
     for unused in ["ld", "cpp", "nm", "objcopy", "objdump", "strip", "gcov"]:
-        tools[unused] = "bin/" + unused
+        tools[unused] = bin + unused
     features = [
         feature(name = "supports_pic", enabled = True),
         feature(
@@ -86,10 +87,10 @@ def _impl(ctx):
         ctx = ctx,
         features = features,
         cxx_builtin_include_directories = [ctx.attr.zig_lib],
-        toolchain_identifier = "kepler-zig-k8",
+        toolchain_identifier = "kepler-zig-" + ctx.attr.cpu,
         host_system_name = "local",
-        target_system_name = "x86_64-linux-gnu." + ctx.attr.glibc_version,
-        target_cpu = "k8",
+        target_system_name = "%s-linux-gnu.%s" % (ctx.attr.arch, ctx.attr.glibc_version),
+        target_cpu = ctx.attr.cpu,
         target_libc = "glibc_" + ctx.attr.glibc_version,
         compiler = "zig-clang",
         abi_version = "local",
@@ -100,6 +101,8 @@ def _impl(ctx):
 zig_cc_toolchain_config = rule(
     implementation = _impl,
     attrs = {
+        "cpu": attr.string(mandatory = True, doc = "Bazel's name of the target CPU: k8 or aarch64"),
+        "arch": attr.string(mandatory = True, doc = "zig's: x86_64 or aarch64"),
         "glibc_version": attr.string(mandatory = True),
         "zig_lib": attr.string(mandatory = True, doc = "absolute path of zig's lib/ (its headers)"),
     },

@@ -2,15 +2,16 @@
 
 clang and lld as shipped in the `ziglang` wheel on PyPI (pinned here by
 version and sha256, fetched by pip like every other pinned input), driven as
-`zig c++ -target x86_64-linux-gnu.<glibc>`: zig links against stubs of that
+`zig c++ -target <arch>-linux-gnu.<glibc>` (x86_64 and aarch64): zig links against stubs of that
 glibc version, so the binaries need no newer glibc than it, and it links its
 own libc++ (with libc++abi and libunwind) into each binary, so they need no
 libstdc++ at all. That is what makes the wheels manylinux_2_17 whatever the
-build machine's glibc and gcc are (README.md, "Compilers and glibc").
+build machine's glibc and gcc are (docs/building.md, "Compilers and glibc").
 
 The repository holds the unpacked zig, wrapper scripts that Bazel calls as
-its compiler and archiver (bin/), and a cc_toolchain_suite, :toolchain, for
---crosstool_top (Bazel 4.2.3; see .bazelrc for which builds use it).
+its compiler and archiver (bin/<cpu>/), and a cc_toolchain_suite, :toolchain,
+for --crosstool_top (Bazel 4.2.3, which picks the CPU by --cpu; see .bazelrc),
+with a toolchain() per CPU for Bazel 7's resolution by platform.
 """
 
 load("//third_party/python:repositories.bzl", "download_wheel", "find_interpreter", "python_version")
@@ -26,6 +27,13 @@ export ZIG_GLOBAL_CACHE_DIR="${{TMPDIR:-/tmp}}/kepler-zig-cache-$(id -u)"
 export ZIG_LOCAL_CACHE_DIR="$ZIG_GLOBAL_CACHE_DIR"
 exec "{zig}" {command} "$@"
 """
+
+# The target CPUs (Bazel's --cpu names) and their zig architectures: the
+# wheels' x86-64 and aarch64 Linux.
+_TARGET_ARCHS = {
+    "k8": "x86_64",
+    "aarch64": "aarch64",
+}
 
 def _zig_toolchain_impl(rctx):
     rctx.report_progress("downloading ziglang %s (clang, lld, libc++ and glibc stubs)" % rctx.attr.zig_version)
@@ -54,23 +62,26 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     zig = rctx.path("ziglang/zig")
     if not zig.exists:
         fail("%s holds no ziglang/zig" % wheel)
-    target = "x86_64-linux-gnu.%s" % rctx.attr.glibc_version
-    for name, command in [
-        ("c++", "c++ -target " + target),
-        ("ar", "ar"),
-    ]:
-        rctx.file("bin/" + name, _WRAPPER.format(
-            zig = zig,
-            command = command,
-            version = rctx.attr.zig_version,
-            sha256 = rctx.attr.sha256,
-        ), executable = True)
-    for name in ["ld", "cpp", "nm", "objcopy", "objdump", "strip", "gcov"]:
-        rctx.file(
-            "bin/" + name,
-            "#!/bin/sh\necho '@%s has no %s' >&2\nexit 1\n" % (rctx.name, name),
-            executable = True,
-        )
+
+    # One folder of wrappers per target CPU (Bazel's name: zig's architecture).
+    for cpu, arch in _TARGET_ARCHS.items():
+        target = "%s-linux-gnu.%s" % (arch, rctx.attr.glibc_version)
+        for name, command in [
+            ("c++", "c++ -target " + target),
+            ("ar", "ar"),
+        ]:
+            rctx.file("bin/%s/%s" % (cpu, name), _WRAPPER.format(
+                zig = zig,
+                command = command,
+                version = rctx.attr.zig_version,
+                sha256 = rctx.attr.sha256,
+            ), executable = True)
+        for name in ["ld", "cpp", "nm", "objcopy", "objdump", "strip", "gcov"]:
+            rctx.file(
+                "bin/%s/%s" % (cpu, name),
+                "#!/bin/sh\necho '@%s has no %s' >&2\nexit 1\n" % (rctx.name, name),
+                executable = True,
+            )
     rctx.symlink(Label("//third_party/zig:cc_toolchain_config.bzl"), "cc_toolchain_config.bzl")
     rctx.template("BUILD.bazel", Label("//third_party/zig:toolchain.BUILD"), {
         "{glibc_version}": rctx.attr.glibc_version,
@@ -81,7 +92,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 
 zig_toolchain = repository_rule(
     implementation = _zig_toolchain_impl,
-    doc = "zig's clang as a Bazel C/C++ toolchain for x86-64 Linux with a given glibc.",
+    doc = "zig's clang as Bazel C/C++ toolchains for x86-64 and aarch64 Linux with a given glibc.",
     environ = ["HERMETIC_PYTHON_VERSION"],
     attrs = {
         "zig_version": attr.string(mandatory = True),

@@ -16,11 +16,13 @@ fi
 
 # 1) rootfs (~675 MB download, ~45 s, ~1.6 GB on disk)
 #    Check-Valid-Until=false: the mirror is a snapshot whose sid Release file is past Valid-Until.
-mmdebstrap --variant=apt \
+#    arm64 as a second architecture: the aarch64 headers of 3.14 and 3.15
+#    (their pyconfig.h) for the cross-compiled aarch64 wheels.
+mmdebstrap --variant=apt --architectures=amd64,arm64 \
   --aptopt='Acquire::Check-Valid-Until "false"' \
   --aptopt='Apt::Install-Recommends "false"' \
   --include=bazel-bootstrap,build-essential,python3,g++-15,bazel-rules-shell,ca-certificates,python3-pip,\
-python3.14-dev,python3.14-venv,python3.15-dev,python3.15-venv \
+python3.14-dev,python3.14-venv,python3.15-dev,python3.15-venv,libpython3.14-dev:arm64,libpython3.15-dev:arm64 \
   sid "$ROOT" "$MIRROR"
 
 # 2) stub modules for bzlmod deps of @bazel_tools / rules_python that Debian does not package

@@ -4,8 +4,9 @@
 #   2. tests/embedding_bzlmod, a module that depends on kepler_jax with
 #      bazel_dep + local_path_override: its py_test (jit, grad; the project's
 #      py_op_test macro) and cc_test (the solver header)
-#   3. the source tree is left as it was (Bazel 7 once wrote an empty
-#      __init__.py through a runfiles symlink into kepler/: tests/BUILD.bazel).
+#   3. the source tree is left as it was (Bazel 7 can write an empty
+#      __init__.py through a runfiles symlink into kepler/: tests/BUILD.bazel,
+#      tests/embedding_bzlmod/.bazelrc).
 # The first run makes the root (about 1 minute, ~700 MB from Debian's archive).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

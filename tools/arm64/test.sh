@@ -1,0 +1,89 @@
+#!/bin/bash
+# The aarch64 build, tested under emulation (tools/arm64/run: an arm64 Debian
+# root and qemu-aarch64; nothing changes on the host):
+#   1. the C++ tests of both ops' aarch64 loops (known values, every variant
+#      agreeing), cross-compiled with --config=linux_aarch64, run on an
+#      emulated CPU with SVE and on one without: every variant the CPU has is
+#      checked, SVE is skipped (not passed) without it;
+#   2. the cp313 aarch64 wheel from DIST in a fresh virtualenv of the root's
+#      Python 3.13, next to the aarch64 jax and the test packages that
+#      tools/requirements/requirements_lock_3_13.txt pins: the Python subset
+#      below, with SVE, and the variant choice with and without SVE.
+# Emulation costs ~25x in CPU time, so the Python tests are a subset chosen
+# to cover every op, both dtypes, jit, vmap, grad, the errors and the CPU
+# variant choice (docs/testing.md). It says nothing about speed.
+#
+#   bash tools/arm64/test.sh DIST
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -eq 1 ] || { echo "usage: bash tools/arm64/test.sh DIST" >&2; exit 2; }
+dist=$(realpath "$1")
+work=$(mktemp -d /tmp/kepler_arm64.XXXXXX)
+run=(env ARM64_BINDS="$work" "$(pwd)/tools/arm64/run")
+with_sve="max,pauth=off"
+without_sve="max,pauth=off,sve=off"
+failed=0
+check() {  # check NAME COMMAND...: runs it, records a failure
+  echo "--- arm64: $1"
+  shift
+  if ! "$@"; then echo "--- arm64: FAILED"; failed=1; fi
+}
+
+# 1. C++ tests.
+targets=(
+  //jaxlib_ext/kepler_solve:kepler_solve_known_values_test
+  //jaxlib_ext/kepler_solve:kepler_solve_cpu_isa_test
+  //jaxlib_ext/limb_dark:limb_dark_cpu_isa_test
+)
+bazel build --config=linux_aarch64 "${targets[@]}"
+bin=$(bazel info --config=linux_aarch64 bazel-bin 2>/dev/null)
+for target in "${targets[@]}"; do
+  path=${target#//}
+  cp "$bin/${path/://}" "$work/"
+done
+for target in "${targets[@]}"; do
+  test=${target##*:}
+  for cpu in "$with_sve" "$without_sve"; do
+    log="$work/$test.$([ "$cpu" = "$with_sve" ] && echo sve || echo nosve).log"
+    check "$test, QEMU_CPU=$cpu" env QEMU_CPU="$cpu" "${run[@]}" "$work/$test" >"$log" 2>&1 ||
+      true
+    cat "$log"
+    # With SVE the sve variant must have run; without, it must be skipped.
+    if [ "$cpu" = "$with_sve" ] && grep -q "SKIP.*sve\|sve=SKIPPED" "$log"; then
+      echo "--- arm64: FAILED: the sve variant did not run on a CPU with SVE"; failed=1
+    fi
+    if [ "$cpu" = "$without_sve" ] && ! grep -q "SKIP.*sve\|sve=SKIPPED" "$log"; then
+      echo "--- arm64: FAILED: the sve variant was not skipped on a CPU without SVE"; failed=1
+    fi
+  done
+done
+
+# 2. The wheel in a fresh virtualenv, next to the aarch64 jax.
+shopt -s nullglob
+wheels=("$dist"/kepler_jax-*-cp313-cp313-manylinux_*_aarch64.whl)
+shopt -u nullglob
+[ ${#wheels[@]} -eq 1 ] || { echo "arm64: expected one cp313 aarch64 wheel in $dist, found ${#wheels[@]}" >&2; exit 1; }
+pins=$(grep -E '^(jax|jaxlib|numpy|scipy|ml-dtypes|opt-einsum|mpmath|absl-py)==' \
+  tools/requirements/requirements_lock_3_13.txt | sed 's/ .*//' | tr '\n' ' ')
+# jaxlib's aarch64 wheels carry only the manylinux_2_27 tag.
+python3 -m pip download -q --only-binary=:all: --python-version 3.13 \
+  --platform manylinux_2_27_aarch64 --platform manylinux_2_28_aarch64 \
+  --platform manylinux2014_aarch64 -d "$work/wheels" $pins
+cp "${wheels[0]}" "$work/wheels/"
+mkdir -p "$work/t"
+cp -r tests "$work/t/"
+"${run[@]}" bash -c "python3 -m venv $work/venv &&
+  $work/venv/bin/pip install -q --no-index --find-links $work/wheels kepler-jax $pins"
+py=(env PYTHONPATH="$work/t" JAX_PLATFORMS=cpu "${run[@]}" "$work/venv/bin/python")
+cd "$work/t"
+check "kepler_test subset (SVE)" env QEMU_CPU="$with_sve" "${py[@]}" tests/kepler_test.py \
+  ValuesTest TransformTest BadInputTest CpuIsaChoiceTest GradTest.test_dE_dM_matches_closed_form
+check "limb_dark_test subset (SVE)" env QEMU_CPU="$with_sve" "${py[@]}" tests/limb_dark_test.py \
+  ApiTest DerivativeTest.test_first_derivatives
+check "the variant chosen with SVE is sve" env QEMU_CPU="$with_sve" "${py[@]}" -c \
+  "from kepler._lib import _kepler_cpu as m; import sys; print(m.cpu_isa()); sys.exit(m.cpu_isa() != 'sve')"
+check "the variant chosen without SVE is neon, and a solve agrees" env QEMU_CPU="$without_sve" "${py[@]}" -c \
+  "import kepler; from kepler._lib import _kepler_cpu as m; import sys, math; print(m.cpu_isa(), m.supported_cpu_isas()); s = float(kepler.solve(1.0, 0.5)[0]); print(s); sys.exit(m.cpu_isa() != 'neon' or abs(s - 0.99740225) > 1e-6)"
+check "CpuIsaChoiceTest without SVE" env QEMU_CPU="$without_sve" "${py[@]}" tests/kepler_test.py CpuIsaChoiceTest
+rm -rf "$work"
+[ $failed -eq 0 ] && echo "arm64: all passed" || { echo "arm64: FAILED" >&2; exit 1; }
