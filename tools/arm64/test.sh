@@ -7,7 +7,8 @@
 #      checked, SVE is skipped (not passed) without it;
 #   2. the cp313 aarch64 wheel from DIST in a fresh virtualenv of the root's
 #      Python 3.13, next to the aarch64 jax and the test packages that
-#      tools/requirements/requirements_lock_3_13.txt pins: the Python subset
+#      tools/requirements/requirements_lock_3_13.txt pins (pip in the root
+#      takes them from PyPI): the Python subset
 #      below, with SVE, and the variant choice with and without SVE.
 # Emulation costs ~25x in CPU time, so the Python tests are a subset chosen
 # to cover every op, both dtypes, jit, vmap, grad, the errors and the CPU
@@ -65,15 +66,13 @@ shopt -u nullglob
 [ ${#wheels[@]} -eq 1 ] || { echo "arm64: expected one cp313 aarch64 wheel in $dist, found ${#wheels[@]}" >&2; exit 1; }
 pins=$(grep -E '^(jax|jaxlib|numpy|scipy|ml-dtypes|opt-einsum|mpmath|absl-py)==' \
   tools/requirements/requirements_lock_3_13.txt | sed 's/ .*//' | tr '\n' ' ')
-# jaxlib's aarch64 wheels carry only the manylinux_2_27 tag.
-python3 -m pip download -q --only-binary=:all: --python-version 3.13 \
-  --platform manylinux_2_27_aarch64 --platform manylinux_2_28_aarch64 \
-  --platform manylinux2014_aarch64 -d "$work/wheels" $pins
+mkdir -p "$work/wheels" "$work/t"
 cp "${wheels[0]}" "$work/wheels/"
-mkdir -p "$work/t"
 cp -r tests "$work/t/"
+# pip runs in the root: it picks the aarch64 wheels of jax and the pins
+# from PyPI itself (binary wheels only), ours from the folder.
 "${run[@]}" bash -c "python3 -m venv $work/venv &&
-  $work/venv/bin/pip install -q --no-index --find-links $work/wheels kepler-jax $pins"
+  $work/venv/bin/pip install -q --only-binary=:all: --find-links $work/wheels kepler-jax $pins"
 py=(env PYTHONPATH="$work/t" JAX_PLATFORMS=cpu "${run[@]}" "$work/venv/bin/python")
 cd "$work/t"
 check "kepler_test subset (SVE)" env QEMU_CPU="$with_sve" "${py[@]}" tests/kepler_test.py \
