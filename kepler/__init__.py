@@ -29,7 +29,19 @@ _cuda_plugin = registration.register()
 # The CUDA toolkit that built the installed CUDA plugin, or None without one.
 cuda_version = _cuda_plugin.cuda_version if _cuda_plugin is not None else None
 
+
+def cuda_status():
+  """None when kepler's ops can run on a GPU here, else a message saying what is missing.
+
+  It checks, in order, kepler's CUDA plugin (`pip install 'kepler-jax[cuda13]'`),
+  an NVIDIA driver new enough for the plugin's CUDA and a GPU, and jax's own
+  CUDA backend (`jax[cuda13]`). CPU use never depends on any of them.
+  """
+  return registration.cuda_problem(_cuda_plugin)
+
+
 from kepler.kepler_solve import solve, true_anomaly  # pylint: disable=g-import-not-at-top
 from kepler import limb_dark  # pylint: disable=g-import-not-at-top
 
-__all__ = ["solve", "true_anomaly", "limb_dark", "cuda_version", "__version__", "JAX_MIN", "JAX_BELOW"]
+__all__ = ["solve", "true_anomaly", "limb_dark", "cuda_version", "cuda_status", "__version__",
+           "JAX_MIN", "JAX_BELOW"]

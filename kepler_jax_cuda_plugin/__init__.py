@@ -6,7 +6,7 @@ import it: `import kepler` does, checks that its version is kepler's own, and
 registers `registrations()` with XLA for the CUDA platform.
 """
 
-from kepler_jax_cuda_plugin._kepler_cuda import cuda_version, registrations
+from kepler_jax_cuda_plugin._kepler_cuda import cuda_version, device_problem, registrations
 from kepler_jax_cuda_plugin._version import __version__
 
-__all__ = ["__version__", "cuda_version", "registrations"]
+__all__ = ["__version__", "cuda_version", "device_problem", "registrations"]

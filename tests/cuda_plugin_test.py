@@ -1,12 +1,14 @@
 """How `import kepler` treats the CUDA plugin, checked without a GPU.
 
-- No plugin: kepler.cuda_version is None, CPU use works, and the CUDA
-  stand-in handler carries a message naming `kepler-jax[cuda13]`.
+- No plugin (an installed one hidden): kepler.cuda_version is None, CPU use
+  works, and both kepler.cuda_status() and the CUDA stand-in handler carry a
+  message naming `kepler-jax[cuda13]`.
 - A plugin of another version: refused with a RuntimeWarning naming both
   versions, not registered, CPU use unaffected.
 - The stand-in handler itself (jaxlib_ext/gpu_unavailable.cc), run through the
   CPU platform under a test target name: it fails with the message it was given
   and accepts any arguments and attributes.
+The real plugin, installed from its wheel: tests/installed_plugin_test.py.
 On a GPU, tests/gpu_test.py (PluginTest) checks what GPU arrays do without the plugin.
 """
 
@@ -20,12 +22,17 @@ from absl.testing import absltest
 
 from kepler import _version
 
+_PLUGIN = "kepler_jax_cuda_plugin"
+# Prepended to a child's code: hides an installed plugin, as if it were absent.
+_HIDE_PLUGIN = f"import sys; sys.modules[{_PLUGIN!r}] = None\n"
 
-def _run_python(code, extra_path=None):
+
+def _run_python(code, extra_path=None, hide_plugin=False):
   env = dict(os.environ, JAX_PLATFORMS="cpu")
   if extra_path:
     env["PYTHONPATH"] = extra_path + os.pathsep + env.get("PYTHONPATH", "")
-  return subprocess.run([sys.executable, "-W", "always", "-c", textwrap.dedent(code)],
+  code = (_HIDE_PLUGIN if hide_plugin else "") + textwrap.dedent(code)
+  return subprocess.run([sys.executable, "-W", "always", "-c", code],
                         capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -35,18 +42,19 @@ class CudaPluginTest(absltest.TestCase):
     result = _run_python("""
         import jax.numpy as jnp
         import kepler
-        from kepler._ffi import registration as _registration
         print("CUDA", kepler.cuda_version)
-        print("PROBLEM", _registration._load_cuda_plugin()[1])
+        print("STATUS", kepler.cuda_status())
         print("CPU", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))
-        """)
+        """, hide_plugin=True)
     self.assertEqual(result.returncode, 0, result.stderr)
     self.assertIn("CUDA None", result.stdout)
-    self.assertIn(f"pip install 'kepler-jax[{_version.CUDA_EXTRA}]=={_version.__version__}'",
+    self.assertIn(f"STATUS kepler: GPU arrays need kepler's CUDA plugin, which is not installed: "
+                  f"pip install 'kepler-jax[{_version.CUDA_EXTRA}]=={_version.__version__}'",
                   result.stdout)
     self.assertIn("CPU 0.84147", result.stdout)
 
   def test_plugin_of_another_version_is_refused(self):
+    # The fake plugin, first on the path, shadows an installed one.
     with tempfile.TemporaryDirectory() as site:
       os.makedirs(os.path.join(site, "kepler_jax_cuda_plugin"))
       with open(os.path.join(site, "kepler_jax_cuda_plugin", "__init__.py"), "w") as f:
@@ -82,7 +90,7 @@ class CudaPluginTest(absltest.TestCase):
         except Exception as e:
           print("ERROR", type(e).__name__, e)
         print("AFTER", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))
-        """)
+        """, hide_plugin=True)
     self.assertEqual(result.returncode, 0, result.stderr)
     self.assertNotIn("NO-ERROR", result.stdout)
     self.assertIn("stand-in says: install the plugin", result.stdout)

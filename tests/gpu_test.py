@@ -134,6 +134,8 @@ def setUpModule():
     DEVICE = gpus[0]
     if kepler.cuda_version is None:
       raise AssertionError("kepler.cuda_version is None: no CUDA plugin is loaded")
+    if kepler.cuda_status() is not None:
+      raise AssertionError(f"a GPU is there but kepler.cuda_status() says: {kepler.cuda_status()}")
   CPU = jax.devices("cpu")[0]
   print(f"gpu_test: device {DEVICE} ({getattr(DEVICE, 'device_kind', '')}), "
         f"kepler {kepler.__version__} from {os.path.dirname(kepler.__file__)}, "

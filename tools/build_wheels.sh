@@ -5,9 +5,9 @@
 #
 # The matrix is tools/setup.sh's (the README's install table): the CPU wheel
 # kepler-jax for every supported CPython on Linux x86-64 and (AARCH64_PYTHONS,
-# --config=linux_aarch64) aarch64 and, where a CUDA
-# toolkit is found, the CUDA plugin kepler-jax-cuda13-plugin for the Pythons
-# jax's own CUDA 13 plugin supports. One Bazel build per Python, from the same
+# --config=linux_aarch64) aarch64 and, for the Pythons jax's own CUDA 13
+# plugin supports, the CUDA plugin kepler-jax-cuda13-plugin for both
+# (--config=cuda: the pinned toolkit, third_party/cuda). One Bazel build per Python, from the same
 # sources, with the interpreter chosen by HERMETIC_PYTHON_VERSION: the host's
 # Bazel 4.2.3 (WORKSPACE) for HOST_PYTHONS, Bazel 7.7.1 (bzlmod) in the sid
 # root for SID_PYTHONS, whose interpreters need sid's glibc. Each build runs
@@ -27,17 +27,14 @@ pythons=${KEPLER_WHEEL_PYTHONS:-$SID_PYTHONS $HOST_PYTHONS}
 default=$HERMETIC_PYTHON_VERSION
 pythons="$(printf '%s\n' $pythons | grep -vx "$default" | tr '\n' ' ')$(printf '%s\n' $pythons | grep -x "$default" || true)"
 
-cuda_note=""
-have_cuda || cuda_note=" (no CUDA toolkit here: no CUDA plugin wheels)"
 for version in $pythons; do
   export HERMETIC_PYTHON_VERSION=$version
   flags=()
-  if have_cuda && [[ " $CUDA_PLUGIN_PYTHONS " == *" $version "* ]]; then
+  if [[ " $CUDA_PLUGIN_PYTHONS " == *" $version "* ]]; then
     flags+=(--config=cuda)
   fi
   if [[ " $SID_PYTHONS " == *" $version "* ]]; then
-    # nvcc 13.0 rejects sid's default gcc 16: its host compiler there is g++-15.
-    run_bazel=(env CUDAHOSTCXX=g++-15 tools/sid/bazel)
+    run_bazel=(tools/sid/bazel)
     flags+=(--config=bzlmod)
   elif [[ " $HOST_PYTHONS " == *" $version "* ]]; then
     run_bazel=(bazel)
@@ -48,7 +45,7 @@ for version in $pythons; do
   builds=()
   # aarch64 first: the x86-64 build then leaves Bazel where the tests start.
   if [[ " $AARCH64_PYTHONS " == *" $version "* ]]; then
-    builds+=("${flags[*]/--config=cuda/} --config=linux_aarch64")
+    builds+=("${flags[*]} --config=linux_aarch64")
   fi
   builds+=("${flags[*]}")
   for build in "${builds[@]}"; do
@@ -60,5 +57,5 @@ for version in $pythons; do
   done
 done
 
-echo "=== build_wheels: the wheels in $out$cuda_note"
+echo "=== build_wheels: the wheels in $out"
 (cd "$out" && ls -1 *.whl)

@@ -8,13 +8,11 @@
 # REFERENCE_DIR holds wheels built earlier (tools/test_all.sh passes the
 # release's, from tools/build_wheels.sh): the x86-64 ones of the default
 # Python are compared. Without it, a first build (warm caches) is the
-# reference. Both are built with --config=cuda where a CUDA toolkit is found
-# (the plugin too).
+# reference. Both are built with --config=cuda (the plugin too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
-config=()
-have_cuda && config=(--config=cuda)
+config=(--config=cuda)
 tag="cp${HERMETIC_PYTHON_VERSION/./}"
 reference=${1:-}
 if [ -z "$reference" ]; then

@@ -22,5 +22,5 @@ def _kepler_impl(module_ctx):
 
 kepler = module_extension(
     implementation = _kepler_impl,
-    doc = "The hermetic Python, the locked packages, the pinned XLA FFI headers, the local CUDA toolkit and the rules_cuda stand-in.",
+    doc = "The hermetic Python, the locked packages, the pinned XLA FFI headers and CUDA toolkit, and the rules_cuda stand-in.",
 )

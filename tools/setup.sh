@@ -29,16 +29,12 @@ bazel_python() {
 
 # The release matrix (tools/build_wheels.sh; the README's install table): the
 # CPU wheel for each of these Pythons, for x86-64 and, those of
-# AARCH64_PYTHONS, aarch64 Linux (cross-compiled), the CUDA plugin for those
-# from CUDA_PLUGIN_PYTHONS where a CUDA toolkit is found. SID_PYTHONS run
-# only in the sid root (tools/sid/run): sid's glibc is newer than the host's.
+# AARCH64_PYTHONS, aarch64 Linux (cross-compiled), and for those of
+# CUDA_PLUGIN_PYTHONS the CUDA plugin for the same architectures (the pinned
+# toolkit, third_party/cuda). SID_PYTHONS run only in the sid root
+# (tools/sid/run): sid's glibc is newer than the host's.
 HOST_PYTHONS="3.11 3.12 3.13"
 SID_PYTHONS="3.14 3.15"
 AARCH64_PYTHONS="3.11 3.12 3.13 3.14 3.15"
 CUDA_PLUGIN_PYTHONS="3.12 3.13 3.14 3.15"  # as jax's own CUDA 13 plugin
 
-# Whether this machine has a CUDA toolkit for --config=cuda
-# (third_party/rules_cuda/local_cuda.bzl looks in the same places).
-have_cuda() {
-  [ -n "${CUDA_PATH:-}" ] || [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null
-}

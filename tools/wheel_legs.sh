@@ -10,7 +10,10 @@
 # jax==JAX and jaxlib==JAX in a virtualenv of that Python (found as Bazel's
 # repository rule finds it: pyenv, then pythonX.Y on PATH; for 3.14 and 3.15
 # run this script in the sid root, tools/sid/run). MODE is
-#   tests (default): the Python tests, with jax_enable_x64 on and off;
+#   tests (default): the Python tests, with jax_enable_x64 on and off; where
+#     WHEEL_DIR has that Python's CUDA plugin wheel, it is installed too (no
+#     GPU here: CPU use must be unaffected, and installed_plugin_test checks
+#     what GPU use says);
 #   refused: the wheel installed with --no-deps next to a jax outside the
 #     supported range: `import kepler` must raise ImportError naming both
 #     versions while JAX keeps working;
@@ -25,7 +28,7 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 wheel_dir=$(realpath "$1")
 shift
-tests=(kepler_test accuracy_test limb_dark_test sharding_test multiprocess_test)
+tests=(kepler_test accuracy_test limb_dark_test sharding_test multiprocess_test cuda_plugin_test)
 # PyPI distributions whose files go into site-packages/kepler too.
 CLASHING=(kepler==0.3.0 kepler.py==0.0.7)
 
@@ -84,7 +87,13 @@ PY
     clash_leg "$work/venv/bin/python" "$wheel"
     return
   fi
-  "${pip[@]}" "$wheel" "jax==$jax_version" "jaxlib==$jax_version" \
+  local plugin leg_tests=("${tests[@]}")
+  plugin=$(ls "$wheel_dir"/kepler_jax_cuda*_plugin-*-"$tag"-*_"$(uname -m)".whl 2>/dev/null | head -1)
+  if [ -n "$plugin" ]; then
+    echo "leg: with the CUDA plugin $(basename "$plugin")"
+    leg_tests+=(installed_plugin_test)
+  fi
+  "${pip[@]}" "$wheel" ${plugin:+"$plugin"} "jax==$jax_version" "jaxlib==$jax_version" \
     "mpmath==$(pinned "$py_version" mpmath)" "absl-py==$(pinned "$py_version" absl-py)" || return 1
   # The tests, outside the source tree: `import kepler` finds the wheel.
   mkdir -p "$work/run/tests"
@@ -94,7 +103,7 @@ PY
   cd "$work/run"
   "$work/venv/bin/python" -c 'import jax, kepler; print(f"running against jax {jax.__version__}, kepler {kepler.__version__} from {kepler.__file__}")' || return 1
   local test x64
-  for test in "${tests[@]}"; do
+  for test in "${leg_tests[@]}"; do
     for x64 in 1 0; do
       echo "--- $test, jax_enable_x64=$x64"
       if JAX_PLATFORMS=cpu KEPLER_TEST_X64=$x64 PYTHONPATH="$work/run" \

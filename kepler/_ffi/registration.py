@@ -41,12 +41,38 @@ def _load_cuda_plugin():
   return plugin, None
 
 
+# Why no plugin is in use (None when one is), kept by register().
+_plugin_problem = None
+
+
+def cuda_problem(plugin):
+  """None when kepler can run on a GPU here, else what is missing, in a sentence.
+
+  In order: kepler's CUDA plugin (`plugin`, None without one), an NVIDIA
+  driver and GPU (asked through the plugin's own CUDA runtime), jax's CUDA
+  backend. Nothing is run on a device.
+  """
+  if plugin is None:
+    return _plugin_problem
+  device = plugin.device_problem()
+  if device:
+    return f"kepler: GPU use is not possible here: {device}"
+  try:
+    jax.devices("cuda")
+  except RuntimeError as e:
+    return (f"kepler: jax has no CUDA backend ({e}); it needs jax's own CUDA plugin: "
+            f"pip install 'jax[{CUDA_EXTRA}]'")
+  return None
+
+
 def register():
   """Registers the CPU handlers and the CUDA handlers (or their stand-in)."""
+  global _plugin_problem
   cpu_targets = _kepler_cpu.registrations()
   for name, capsule in cpu_targets.items():
     jax.ffi.register_ffi_target(name, capsule, platform="cpu")
   plugin, problem = _load_cuda_plugin()
+  _plugin_problem = problem
   cuda_targets = plugin.registrations() if plugin is not None else {}
   for name, capsule in cuda_targets.items():
     jax.ffi.register_ffi_target(name, capsule, platform="CUDA")

@@ -5,11 +5,13 @@
 #      agreeing), cross-compiled with --config=linux_aarch64, run on an
 #      emulated CPU with SVE and on one without: every variant the CPU has is
 #      checked, SVE is skipped (not passed) without it;
-#   2. the cp313 aarch64 wheel from DIST in a fresh virtualenv of the root's
-#      Python 3.13, next to the aarch64 jax and the test packages that
+#   2. the cp313 aarch64 wheels from DIST (kepler-jax and its CUDA plugin) in
+#      a fresh virtualenv of the root's Python 3.13, next to the aarch64 jax
+#      and the test packages that
 #      tools/requirements/requirements_lock_3_13.txt pins (pip in the root
 #      takes them from PyPI): the Python subset
-#      below, with SVE, and the variant choice with and without SVE.
+#      below, with SVE, and the variant choice with and without SVE; the
+#      plugin loads, leaves CPU use alone, and says that no driver is there.
 # Emulation costs ~25x in CPU time, so the Python tests are a subset chosen
 # to cover every op, both dtypes, jit, vmap, grad, the errors and the CPU
 # variant choice (docs/testing.md). It says nothing about speed.
@@ -61,18 +63,19 @@ done
 
 # 2. The wheel in a fresh virtualenv, next to the aarch64 jax.
 shopt -s nullglob
-wheels=("$dist"/kepler_jax-*-cp313-cp313-manylinux_*_aarch64.whl)
+wheels=("$dist"/kepler_jax-*-cp313-cp313-manylinux_*_aarch64.whl
+  "$dist"/kepler_jax_cuda*_plugin-*-cp313-cp313-manylinux_*_aarch64.whl)
 shopt -u nullglob
-[ ${#wheels[@]} -eq 1 ] || { echo "arm64: expected one cp313 aarch64 wheel in $dist, found ${#wheels[@]}" >&2; exit 1; }
+[ ${#wheels[@]} -eq 2 ] || { echo "arm64: expected the cp313 aarch64 wheel and plugin wheel in $dist, found: ${wheels[*]}" >&2; exit 1; }
 pins=$(grep -E '^(jax|jaxlib|numpy|scipy|ml-dtypes|opt-einsum|mpmath|absl-py)==' \
   tools/requirements/requirements_lock_3_13.txt | sed 's/ .*//' | tr '\n' ' ')
 mkdir -p "$work/wheels" "$work/t"
-cp "${wheels[0]}" "$work/wheels/"
+cp "${wheels[@]}" "$work/wheels/"
 cp -r tests "$work/t/"
 # pip runs in the root: it picks the aarch64 wheels of jax and the pins
 # from PyPI itself (binary wheels only), ours from the folder.
 "${run[@]}" bash -c "python3 -m venv $work/venv &&
-  $work/venv/bin/pip install -q --only-binary=:all: --find-links $work/wheels kepler-jax $pins"
+  $work/venv/bin/pip install -q --only-binary=:all: --find-links $work/wheels kepler-jax kepler-jax-cuda13-plugin $pins"
 py=(env PYTHONPATH="$work/t" JAX_PLATFORMS=cpu "${run[@]}" "$work/venv/bin/python")
 cd "$work/t"
 check "kepler_test subset (SVE)" env QEMU_CPU="$with_sve" "${py[@]}" tests/kepler_test.py \
@@ -83,6 +86,8 @@ check "the variant chosen with SVE is sve" env QEMU_CPU="$with_sve" "${py[@]}" -
   "from kepler._lib import _kepler_cpu as m; import sys; print(m.cpu_isa()); sys.exit(m.cpu_isa() != 'sve')"
 check "the variant chosen without SVE is neon, and a solve agrees" env QEMU_CPU="$without_sve" "${py[@]}" -c \
   "import kepler; from kepler._lib import _kepler_cpu as m; import sys, math; print(m.cpu_isa(), m.supported_cpu_isas()); s = float(kepler.solve(1.0, 0.5)[0]); print(s); sys.exit(m.cpu_isa() != 'neon' or abs(s - 0.99740225) > 1e-6)"
+check "the CUDA plugin without a driver: cuda_plugin_test, installed_plugin_test" env QEMU_CPU="$with_sve" \
+  bash -c "${py[*]} tests/cuda_plugin_test.py && ${py[*]} tests/installed_plugin_test.py"
 check "CpuIsaChoiceTest without SVE" env QEMU_CPU="$without_sve" "${py[@]}" tests/kepler_test.py CpuIsaChoiceTest
 rm -rf "$work"
 [ $failed -eq 0 ] && echo "arm64: all passed" || { echo "arm64: FAILED" >&2; exit 1; }

@@ -21,7 +21,7 @@ fi
 mmdebstrap --variant=apt --architectures=amd64,arm64 \
   --aptopt='Acquire::Check-Valid-Until "false"' \
   --aptopt='Apt::Install-Recommends "false"' \
-  --include=bazel-bootstrap,build-essential,python3,g++-15,bazel-rules-shell,ca-certificates,python3-pip,\
+  --include=bazel-bootstrap,build-essential,python3,bazel-rules-shell,ca-certificates,python3-pip,\
 python3.14-dev,python3.14-venv,python3.15-dev,python3.15-venv,libpython3.14-dev:arm64,libpython3.15-dev:arm64 \
   sid "$ROOT" "$MIRROR"
 

@@ -195,8 +195,12 @@ def main():
       raise SystemExit(f"the CUDA toolkit is {args.cuda_version} but kepler/_version.py says "
                        f"CUDA_EXTRA = \"{extra}\": the plugin would be misnamed")
     files = _read_manifest(args.cuda_manifest)
+    # CUDA's minor-version compatibility: a runtime of 13.x runs on every
+    # driver for 13.0 or newer, running the kernels' SASS (sm_80, sm_90);
+    # only JIT-compiling their PTX for a newer GPU needs a driver as new as
+    # the toolkit.
     metadata = common(plugin_dist, [f"kepler-jax=={version}"]) + [
-        f"Requires-External: cuda-driver (>={args.cuda_version})",
+        f"Requires-External: cuda-driver (>={major}.0)",
     ]
     write_wheel(args.out_dir, plugin_dist.replace("-", "_"), version, tag_of(files), files,
                 metadata, args.license)

@@ -2,12 +2,12 @@
 
 The subset of rules_cuda's cuda_library that this repository needs: srcs,
 hdrs, deps, copts (to nvcc), host_copts (to the host compiler), defines,
-local_defines. nvcc runs with Bazel's C++ toolchain compiler as its host
-compiler (-ccbin) when that is gcc or clang, else with the toolkit's
-host_compiler (local_cuda.bzl: $CUDAHOSTCXX or g++): zig's clang, the wheels'
-toolchain, is not one nvcc accepts. Device objects use no C++ library types
-across their interface, so they link with either C++ runtime. The objects are archived with the toolchain's ar, so any
-cc_library or cc_binary can depend on the result.
+local_defines. nvcc (@local_cuda//:toolkit, third_party/cuda) runs with
+Bazel's C++ toolchain compiler as its host compiler (-ccbin), so the host
+code of a .cu file is compiled for the target CPU by the same compiler as the
+rest: zig's clang for the wheels (x86-64 or aarch64, glibc 2.17), gcc or
+clang with --config=hostcc. The objects are archived with the toolchain's ar,
+so any cc_library or cc_binary can depend on the result.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -32,22 +32,40 @@ def _gencode_flags(archs):
         fail("@rules_cuda//cuda:archs is empty")
     return flags
 
-# Compilers nvcc supports as its host compiler, by Bazel's name for them.
-_NVCC_HOST_COMPILERS = ["gcc", "clang"]
+# nvcc's options for each host compiler, by Bazel's name for it. zig's
+# clang is newer than nvcc checks for; and glibc's headers as zig ships them
+# declare rsqrtf under _GNU_SOURCE (which nvcc defines) with an exception
+# specification that clashes with CUDA's own declaration, so the host side
+# is compiled without _GNU_SOURCE but with the default POSIX and BSD names.
+# CUDA's headers refuse libc++ on x86-64 (some releases only when they see
+# it): the kernels' host code passes no C++ library type across its
+# interface, so libc++ is safe here. zig's clang also writes debug info
+# unless told not to.
+_HOST_COMPILER_FLAGS = {
+    "gcc": [],
+    "clang": [],
+    # Bazel's auto-configured toolchain (--config=hostcc): the machine's gcc.
+    "compiler": [],
+    "zig-clang": [
+        "-allow-unsupported-compiler",
+        "-Xcompiler=-U_GNU_SOURCE",
+        "-Xcompiler=-D_DEFAULT_SOURCE",
+        "-D_ALLOW_UNSUPPORTED_LIBCPP",
+        "-Xcompiler=-g0",
+    ],
+}
 
-def _host_compiler(ctx, cc_toolchain, toolkit):
-    if cc_toolchain.compiler in _NVCC_HOST_COMPILERS:
-        return cc_toolchain.compiler_executable
-    if not toolkit.host_compiler:
-        fail("%s: nvcc cannot use the C++ toolchain's compiler '%s' as its host compiler, and no g++ was found (set CUDAHOSTCXX)" % (ctx.label, cc_toolchain.compiler))
-    return toolkit.host_compiler
+def _host_compiler_flags(ctx, cc_toolchain):
+    flags = _HOST_COMPILER_FLAGS.get(cc_toolchain.compiler)
+    if flags == None:
+        fail("%s: nvcc cannot use the C++ toolchain's compiler '%s' as its host compiler (known: %s)" %
+             (ctx.label, cc_toolchain.compiler, ", ".join(_HOST_COMPILER_FLAGS)))
+    return ["-ccbin", cc_toolchain.compiler_executable] + flags
 
 def _cuda_library_impl(ctx):
     toolkit = ctx.attr._toolkit[CudaToolkitInfo]
-    if not toolkit.path:
-        fail("%s needs a CUDA toolkit, and none was found (set CUDA_PATH, or put nvcc on PATH)" % ctx.label)
     cc_toolchain = find_cpp_toolchain(ctx)
-    host_compiler = _host_compiler(ctx, cc_toolchain, toolkit)
+    host_flags = _host_compiler_flags(ctx, cc_toolchain)
     feature_configuration = cc_common.configure_features(
         ctx = ctx,
         cc_toolchain = cc_toolchain,
@@ -62,13 +80,13 @@ def _cuda_library_impl(ctx):
     sources = [f for f in ctx.files.srcs if f.extension == "cu"]
     inputs = depset(
         ctx.files.hdrs + private_hdrs,
-        transitive = [deps_ctx.headers, cc_toolchain.all_files],
+        transitive = [deps_ctx.headers, cc_toolchain.all_files, toolkit.files],
     )
     objects = []
     for src in sources:
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
         args = ctx.actions.args()
-        args.add("-ccbin", host_compiler)
+        args.add_all(host_flags)
         args.add_all(["-x", "cu", "-c", "-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
         args.add_all(_gencode_flags(ctx.attr._archs[_FlagInfo].value))
         args.add_all(ctx.attr.host_copts, before_each = "-Xcompiler")

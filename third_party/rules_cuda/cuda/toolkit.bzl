@@ -1,28 +1,26 @@
-"""The CUDA toolkit a cuda_library compiles with (see local_cuda.bzl)."""
+"""The CUDA toolkit a cuda_library compiles with (@local_cuda, third_party/cuda)."""
 
 CudaToolkitInfo = provider(
-    doc = "Where the CUDA toolkit is and which version it is.",
+    doc = "nvcc, the files it needs, and the toolkit's version.",
     fields = {
-        "path": "absolute path of the toolkit, '' when none was found",
-        "nvcc": "absolute path of nvcc",
-        "version": "toolkit version, e.g. '13.0'",
-        "host_compiler": "absolute path of the C++ compiler nvcc runs when Bazel's C++ toolchain is not one nvcc accepts ('' if none)",
+        "nvcc": "File: nvcc",
+        "files": "depset of every file nvcc runs or reads",
+        "version": "toolkit version, e.g. '13.5'",
     },
 )
 
 def _cuda_toolkit_impl(ctx):
     return [CudaToolkitInfo(
-        path = ctx.attr.path,
-        nvcc = ctx.attr.path + "/bin/nvcc" if ctx.attr.path else "",
+        nvcc = ctx.file.nvcc,
+        files = depset(ctx.files.files + [ctx.file.nvcc]),
         version = ctx.attr.version,
-        host_compiler = ctx.attr.host_compiler,
     )]
 
 cuda_toolkit = rule(
     implementation = _cuda_toolkit_impl,
     attrs = {
-        "path": attr.string(),
-        "version": attr.string(),
-        "host_compiler": attr.string(),
+        "nvcc": attr.label(allow_single_file = True, mandatory = True),
+        "files": attr.label(allow_files = True),
+        "version": attr.string(mandatory = True),
     },
 )
