@@ -87,7 +87,9 @@ def _cuda_library_impl(ctx):
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
         args = ctx.actions.args()
         args.add_all(host_flags)
-        args.add_all(["-x", "cu", "-c", "-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
+        # Intermediate files next to the object, not in $TMPDIR: nvcc names
+        # them by process id, which repeats across sandboxes (PID namespaces).
+        args.add_all(["-x", "cu", "-c", "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "--objdir-as-tempdir"])
         args.add_all(_gencode_flags(ctx.attr._archs[_FlagInfo].value))
         args.add_all(ctx.attr.host_copts, before_each = "-Xcompiler")
         args.add_all(ctx.attr.copts)
