@@ -87,6 +87,7 @@ def _cuda_library_impl(ctx):
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
         args = ctx.actions.args()
         args.add_all(host_flags)
+
         # Intermediate files next to the object, not in $TMPDIR: nvcc names
         # them by process id, which repeats across sandboxes (PID namespaces).
         args.add_all(["-x", "cu", "-c", "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "--objdir-as-tempdir"])
