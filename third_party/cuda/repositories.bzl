@@ -202,7 +202,8 @@ def _from_wheels(rctx):
             fail("CUDA_WHEELS pins no %s wheel for %s" % (_RUNTIME_WHEEL, arch))
     if not rctx.path("cuda/bin/nvcc").exists:
         fail("CUDA_WHEELS gave no bin/nvcc for this %s machine" % machine)
-    return "NVIDIA's CUDA %s wheels, pinned in tools/workspace.bzl" % pinned_cuda_version(rctx.attr.wheels), pinned_cuda_version(rctx.attr.wheels), {}
+    version = pinned_cuda_version(rctx.attr.wheels)
+    return "NVIDIA's CUDA %s wheels, pinned in tools/workspace.bzl" % version, version, {}
 
 def _from_local(rctx, path):
     if not rctx.path(path + "/bin/nvcc").exists:
