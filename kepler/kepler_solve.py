@@ -88,15 +88,17 @@ def solve(mean_anomaly, eccentricity):
   """Solves Kepler's equation M = E - e sin E for the eccentric anomaly E.
 
   Args:
-    mean_anomaly: M, any shape, real dtype (integers promote like jnp.sin).
-    eccentricity: e, broadcastable against mean_anomaly.
+    mean_anomaly: M, any shape, real dtype (integers promote like jnp.sin): a
+      jax or numpy array, a scalar, or a list or tuple of them.
+    eccentricity: e, the same kinds, broadcastable against mean_anomaly.
 
   Returns:
     (sin E, cos E), each of the broadcast shape and the promoted float dtype.
     Elements with e < 0, e >= 1, or a NaN/inf input are NaN in both outputs.
 
   Raises:
-    TypeError: an input of complex, bool or other non-real dtype.
+    TypeError: an input of complex, bool or other non-real dtype, or one that
+      is not an array, a number, or a list or tuple of them.
     ValueError: shapes that do not broadcast.
   """
   m, e, dtype = _prepare("solve", mean_anomaly, eccentricity)

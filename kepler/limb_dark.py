@@ -73,61 +73,50 @@ def _fd_step(x):
   return 1e-6 * jnp.maximum(1.0, jnp.abs(x))
 
 
-@jax.custom_jvp
-def _first_derivatives(u, b, r):
-  """(F - 1, dF/db, dF/dr)."""
-  flux, d_db, d_dr, _ = _call(u, b, r, with_s=False)
-  return flux, d_db, d_dr
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
+def _kernel(u, b, r, with_s):
+  """(F - 1, dF/db, dF/dr, s) from one call of the handler (see _call)."""
+  return tuple(_call(u, b, r, with_s))
 
 
-@_first_derivatives.defjvp
-def _first_derivatives_jvp(primals, tangents):
+@_kernel.defjvp
+def _kernel_jvp(with_s, primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
-  out = _first_derivatives(u, b, r)
-  # Second derivatives, numerically (see _fd_step).
+  out = _kernel(u, b, r, with_s)
+  # Second derivatives, numerically (see _fd_step): central differences of
+  # every output in b and r (s's trailing axis broadcast), and of the first
+  # three in u, one coefficient at a time (s does not depend on u). Each is
+  # taken from the primal alone and multiplied by its tangent, so that the
+  # tangent stays linear in (du, db, dr) and reverse mode transposes it.
   def along(x_b, x_r, x_u):
-    return jnp.stack(_first_derivatives(x_u, x_b, x_r))
+    return _kernel(x_u, x_b, x_r, with_s)
+
+  def central(plus, minus, eps):
+    return [(p - m) / (eps[..., None] if p.ndim > eps.ndim else eps) / 2
+            for p, m in zip(plus, minus)]
+
+  def scaled(d, t):
+    return [x * (t[..., None] if x.ndim > t.ndim else t) for x in d]
 
   eps_b, eps_r = _fd_step(b), _fd_step(r)
-  d_b = (along(b + eps_b, r, u) - along(b - eps_b, r, u)) / (2 * eps_b)
-  d_r = (along(b, r + eps_r, u) - along(b, r - eps_r, u)) / (2 * eps_r)
-  tangent = d_b * db + d_r * dr
-  # In u, one central difference per coefficient, from the primal alone, so
-  # that the tangent stays linear in du (reverse mode transposes it).
-  eps_u = _fd_step(0.0)
+  d_b = central(along(b + eps_b, r, u), along(b - eps_b, r, u), eps_b)
+  d_r = central(along(b, r + eps_r, u), along(b, r - eps_r, u), eps_r)
+  tangent = [x + y for x, y in zip(scaled(d_b, db), scaled(d_r, dr))]
+  eps_u = _fd_step(jnp.zeros((), u.dtype))
   trailing = (1,) * (b.ndim - (u.ndim - 1))
   for j in range(u.shape[-1]):
     step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
-    d_uj = (along(b, r, u + step) - along(b, r, u - step)) / (2 * eps_u)
+    plus, minus = along(b, r, u + step)[:3], along(b, r, u - step)[:3]
     du_j = du[..., j].reshape(du.shape[:-1] + trailing)
-    tangent = tangent + d_uj * du_j
+    for k, d_uj in enumerate(central(plus, minus, eps_u)):
+      tangent[k] = tangent[k] + d_uj * du_j
   return out, tuple(tangent)
 
 
 @jax.custom_jvp
-def _solution_vector(u, b, r):
-  """s_n(b, r), n = 0..N, shape b.shape + (N + 1,); u gives N and the rows."""
-  return _call(u, b, r, with_s=True)[3]
-
-
-@_solution_vector.defjvp
-def _solution_vector_jvp(primals, tangents):
-  u, b, r = primals
-  _, db, dr = tangents
-  s = _solution_vector(u, b, r)
-  # s does not depend on u; its derivatives in b and r numerically (they
-  # enter only second derivatives of the light curve).
-  eps_b, eps_r = _fd_step(b), _fd_step(r)
-  ds_db = (_solution_vector(u, b + eps_b, r) - _solution_vector(u, b - eps_b, r)) / (2 * eps_b)[..., None]
-  ds_dr = (_solution_vector(u, b, r + eps_r) - _solution_vector(u, b, r - eps_r)) / (2 * eps_r)[..., None]
-  return s, ds_db * db[..., None] + ds_dr * dr[..., None]
-
-
-@jax.custom_jvp
 def _light_curve(u, b, r):
-  flux, _, _ = _first_derivatives(u, b, r)
-  return flux
+  return _kernel(u, b, r, False)[0]
 
 
 def _is_zero(tangent):
@@ -137,7 +126,9 @@ def _is_zero(tangent):
 def _light_curve_jvp(primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
-  flux, d_db, d_dr = _first_derivatives(u, b, r)
+  # One call of the handler: with the solution vector s when the tangent
+  # in u is needed.
+  flux, d_db, d_dr, s = _kernel(u, b, r, not _is_zero(du))
   tangent = jnp.zeros_like(flux)
   if not _is_zero(db):
     tangent = tangent + d_db * db
@@ -149,7 +140,6 @@ def _light_curve_jvp(primals, tangents):
     a = jnp.asarray(a, u.dtype)
     g = u @ a.T + jnp.asarray(a0, u.dtype)
     dg = du @ a.T
-    s = _solution_vector(u, b, r)
     # dF/dg_n = (s_n - (F) s_n^0) / norm, s^0 = (pi, 2 pi / 3, 0, ...).
     norm = jnp.pi * g[..., 0] + (2 * jnp.pi / 3) * g[..., 1] if order else jnp.pi * g[..., 0]
     dnorm = jnp.pi * dg[..., 0] + ((2 * jnp.pi / 3) * dg[..., 1] if order else 0)
@@ -174,8 +164,11 @@ def light_curve(u, b, r, *, order=None):
 
   Args:
     u: the coefficients u_1..u_N, shape (N,) with N <= MAX_ORDER (32); empty:
-      a uniform disk; 2: the quadratic law.
-    b, r: broadcast against each other like a jnp binary op.
+      a uniform disk; 2: the quadratic law. An array (jax or numpy), or a
+      list or tuple of numbers, arrays or tracers (`(u1, u2)` inside a jitted
+      model works).
+    b, r: broadcast against each other like a jnp binary op; arrays, scalars,
+      or lists or tuples of them.
     order: accepted for compatibility with jaxoplanet's light_curve (its
       quadrature order) and ignored: the closed form needs none.
 
@@ -195,6 +188,7 @@ def light_curve(u, b, r, *, order=None):
       shapes that do not broadcast.
   """
   del order
+  u = elementwise.as_array("limb_dark.light_curve", "u", u)
   if np.ndim(u) != 1:
     raise ValueError(f"kepler.limb_dark.light_curve: u must be 1-D, got shape {np.shape(u)}")
   if np.shape(u)[0] > MAX_ORDER:

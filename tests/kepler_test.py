@@ -315,6 +315,24 @@ class ShapeAndDtypeTest(parameterized.TestCase):
     self.assertAlmostEqual(float(s), float(want[0]), delta=delta)
     self.assertAlmostEqual(float(c), float(want[1]), delta=delta)
 
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{op}", op=op) for op in OPS)
+  def test_array_likes(self, op):
+    # Lists and tuples (of numbers, numpy scalars, arrays or tracers) give what
+    # the same values as an array give, eagerly, under jit and under grad.
+    fn = OPS[op][0]
+    m, e = _random_inputs(5, np.float64, seed=4)
+    want = fn(jnp.asarray(m), jnp.asarray(e))
+    for m_like, e_like in ((list(m), tuple(e)), (tuple(m), list(map(np.float64, e))),
+                           (m, [float(x) for x in e])):
+      for got in (fn(m_like, e_like), jax.jit(fn)(m_like, e_like)):
+        for g, w in zip(got, want):
+          np.testing.assert_array_equal(g, w)
+    # A tuple of tracers, as a model inside jit writes it.
+    grad = jax.grad(lambda m0, m1: jnp.sum(fn((m0, m1), e[:2])[0]), argnums=(0, 1))(m[0], m[1])
+    want_grad = jax.grad(lambda mm: jnp.sum(fn(mm, jnp.asarray(e[:2]))[0]))(jnp.asarray(m[:2]))
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-12)
+
 
 class BadInputTest(parameterized.TestCase):
   """Errors are part of the API: each case here is documented in docs/api.md."""
@@ -341,6 +359,17 @@ class BadInputTest(parameterized.TestCase):
       OPS[op][0](np.zeros(3), np.zeros(4))
     with self.assertRaisesRegex(ValueError, r"\(2, 3\).*\(2,\)"):
       jax.jit(OPS[op][0])(np.zeros((2, 3)), np.zeros(2))
+
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{op}", op=op) for op in OPS)
+  def test_not_an_array_is_type_error(self, op):
+    fn = OPS[op][0]
+    with self.assertRaisesRegex(TypeError, "mean_anomaly is not an array of numbers"):
+      fn([1.0, [2.0, 3.0]], 0.5)
+    with self.assertRaisesRegex(TypeError, "eccentricity has type str"):
+      fn(1.0, "0.5")
+    with self.assertRaisesRegex(TypeError, "eccentricity has type dict"):
+      fn(1.0, {"e": 0.5})
 
   @parameterized.named_parameters(_named(DTYPES))
   def test_invalid_elements_are_nan_and_only_those(self, op, dtype):
