@@ -16,10 +16,20 @@
 
 namespace jaxext {
 
-// Work is handed out in chunks of this many elements (a multiple of 64, so
-// that every chunk starts on a cache-line and vector boundary).
+// Work is handed out in chunks of at most this many elements, and of a
+// multiple of kChunkAlign (so that every chunk starts on a cache-line and
+// vector boundary); smaller arrays are split into one chunk per thread.
 inline constexpr size_t kChunkElements = 8 * 1024;
-static_assert(kChunkElements % 64 == 0, "chunks must be 64-element aligned");
+inline constexpr size_t kChunkAlign = 64;
+static_assert(kChunkElements % kChunkAlign == 0, "chunks must be aligned");
+
+// The chunk size for n elements on `threads` threads (the caller included):
+// n split evenly, rounded up to kChunkAlign, at most kChunkElements.
+inline size_t ChunkElements(size_t n, size_t threads) {
+  const size_t even = (n + threads - 1) / threads;
+  const size_t aligned = (even + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+  return std::min(kChunkElements, std::max(kChunkAlign, aligned));
+}
 
 namespace detail {
 
@@ -33,13 +43,15 @@ namespace detail {
 // state (and the copy of `body`) alive for them after the caller returned.
 template <typename Body>
 struct ParallelJob {
-  explicit ParallelJob(Body b, size_t count)
+  explicit ParallelJob(Body b, size_t count, size_t chunk_elements)
       : body(std::move(b)),
         n(count),
-        num_chunks((count + kChunkElements - 1) / kChunkElements) {}
+        chunk(chunk_elements),
+        num_chunks((count + chunk_elements - 1) / chunk_elements) {}
 
   Body body;
   const size_t n;
+  const size_t chunk;
   const size_t num_chunks;
   std::atomic<size_t> next_chunk{0};
   std::atomic<size_t> chunks_done{0};
@@ -49,8 +61,8 @@ struct ParallelJob {
   void Work() {
     for (size_t c = next_chunk.fetch_add(1); c < num_chunks;
          c = next_chunk.fetch_add(1)) {
-      const size_t begin = c * kChunkElements;
-      body(begin, std::min(n, begin + kChunkElements));
+      const size_t begin = c * chunk;
+      body(begin, std::min(n, begin + chunk));
       if (chunks_done.fetch_add(1) + 1 == num_chunks) {
         std::lock_guard<std::mutex> lock(mu);
         all_done.notify_all();
@@ -69,18 +81,19 @@ struct ParallelJob {
 // Calls body(begin, end) on disjoint ranges covering [0, n), on the calling
 // thread alone when n < min_parallel (an op's own threshold: where its
 // per-element cost outweighs scheduling), else on it and the pool's threads,
-// kChunkElements at a time. Returns when every range is done. `body` is
-// copied; it must not throw.
+// in chunks of ChunkElements(n, threads). Returns when every range is done.
+// `body` is copied; it must not throw.
 template <typename Body>
 void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n,
                  size_t min_parallel, Body body) {
   const int64_t pool_threads =
       n < min_parallel ? 0 : thread_pool.num_threads();
-  if (pool_threads <= 0 || n <= kChunkElements) {
+  const size_t chunk = ChunkElements(n, static_cast<size_t>(pool_threads) + 1);
+  if (pool_threads <= 0 || n <= chunk) {
     body(size_t{0}, n);
     return;
   }
-  auto job = std::make_shared<detail::ParallelJob<Body>>(std::move(body), n);
+  auto job = std::make_shared<detail::ParallelJob<Body>>(std::move(body), n, chunk);
   // The calling thread takes part, so at most num_chunks - 1 helpers.
   const int64_t helpers = std::min<int64_t>(
       pool_threads, static_cast<int64_t>(job->num_chunks) - 1);
