@@ -1,0 +1,714 @@
+"""Fits a planet's transit light curve and radial velocities with kepler's ops.
+
+    python examples/transit_rv_fit.py [OUT.png] [--chains 4] [--warmup 250]
+        [--samples 250] [--seed 7]
+
+The steps, each a function of this module that can be used on its own:
+
+1. `simulate`: noisy observations from known parameters (`TRUTH`) and a fixed
+   seed: a light curve around four transits (quadratic limb darkening) and
+   radial velocities over two months, from an eccentric Kepler orbit.
+2. `fit_map`: the maximum a posteriori, found with scipy's L-BFGS-B on the
+   jitted value and gradient (`jax.value_and_grad`) of the log posterior.
+3. `sample`: the posterior, sampled with numpyro's NUTS from the MAP, the
+   chains vectorised (one progress bar on a terminal, none otherwise).
+4. `time_value_and_grad`: the wall time of one value + gradient of the same
+   log posterior built on kepler's ops and on jaxoplanet's.
+5. `make_figure`, `write_results`, `print_table`: one matplotlib figure (PNG),
+   a JSON file of the numbers beside it (OUT.json), and a table on stdout.
+
+The model is written once (`predict`), on a pair of ops passed in (`Ops`:
+a true anomaly and a limb-darkened light curve), so that the timing compares
+the same model on two implementations of the ops. Needs the packages of
+tools/requirements/requirements_demo_lock_3_12.txt; see docs/demo.md.
+"""
+
+import argparse
+import collections
+import json
+import math
+import os
+import sys
+import time
+
+_START = time.perf_counter()
+
+import jax  # pylint: disable=g-import-not-at-top
+
+jax.config.update("jax_enable_x64", True)
+
+# pylint: disable=g-import-not-at-top,wrong-import-position
+import jax.numpy as jnp
+import matplotlib
+from matplotlib.figure import Figure
+import numpy as np
+import numpyro
+from numpyro import diagnostics
+import numpyro.distributions as dist
+from numpyro.infer import MCMC, NUTS, init_to_value
+from numpyro.infer import util as numpyro_util
+from scipy import optimize
+
+import kepler
+from kepler import limb_dark
+# pylint: enable=g-import-not-at-top,wrong-import-position
+
+# ---------------------------------------------------------------------------
+# The parameters, their true values, the data's layout.
+
+# The fitted parameters, in the order of every table, with a label and a unit.
+PARAMS = collections.OrderedDict([
+    ("period", ("period P", "d")),
+    ("t0", ("mid-transit time t0", "d")),
+    ("r", ("radius ratio Rp/R*", "")),
+    ("b", ("impact parameter b", "")),
+    ("a_rs", ("a/R*", "")),
+    ("sqrt_e_cosw", ("sqrt(e) cos w", "")),
+    ("sqrt_e_sinw", ("sqrt(e) sin w", "")),
+    ("q1", ("limb darkening q1", "")),
+    ("q2", ("limb darkening q2", "")),
+    ("k_rv", ("RV semi-amplitude K", "m/s")),
+    ("gamma", ("systemic velocity", "m/s")),
+])
+
+# The quantities computed from them that the table and the figure show too.
+DERIVED = collections.OrderedDict([
+    ("e", ("eccentricity e", "")),
+    ("omega_deg", ("argument of periastron w", "deg")),
+    ("u1", ("quadratic law u1", "")),
+    ("u2", ("quadratic law u2", "")),
+    ("rho_star", ("stellar density", "g/cm^3")),
+])
+
+_E_TRUE, _OMEGA_TRUE = 0.18, math.radians(65.0)
+TRUTH = {
+    "period": 4.2351,
+    "t0": 12.4718,
+    "r": 0.085,
+    "b": 0.45,
+    "a_rs": 11.8,
+    "sqrt_e_cosw": math.sqrt(_E_TRUE) * math.cos(_OMEGA_TRUE),
+    "sqrt_e_sinw": math.sqrt(_E_TRUE) * math.sin(_OMEGA_TRUE),
+    "q1": 0.36,
+    "q2": 0.32,
+    "k_rv": 38.0,
+    "gamma": -12.0,
+}
+
+SEED = 7
+LC_TRANSITS = (-2, -1, 0, 1)  # the observed transits: epochs relative to t0
+LC_POINTS_PER_TRANSIT = 300
+LC_WINDOW = 0.2  # days each side of each mid-transit
+LC_SIGMA = 150e-6  # per point, relative flux
+RV_POINTS = 40
+RV_SPAN = (0.0, 60.0)  # days
+RV_SIGMA = 4.0  # m/s
+
+# What an astronomer would bring to the fit from a period search: the
+# ephemeris to a few minutes, which sets the boxes of the priors on P and t0.
+PERIOD_GUESS, T0_GUESS = 4.235, 12.47
+E_MAX = 0.9  # the prior on (sqrt(e) cos w, sqrt(e) sin w): the disk e < E_MAX
+
+G_CGS = 6.6743e-8  # the gravitational constant, cm^3 g^-1 s^-2
+
+# ---------------------------------------------------------------------------
+# The model, on swappable ops.
+
+Ops = collections.namedtuple("Ops", ["name", "true_anomaly", "light_curve"])
+Ops.__doc__ = """A true anomaly (M, e) -> (sin f, cos f) and a light curve (u, b, r) -> flux - 1."""
+
+OURS = Ops("kepler", kepler.true_anomaly, limb_dark.light_curve)
+
+
+def jaxoplanet_ops():
+  """The same two ops from jaxoplanet 0.2 (imported here: only the comparison needs it)."""
+  # jaxoplanet.core exports the two functions (`kepler` is the true anomaly).
+  from jaxoplanet import core  # pylint: disable=g-import-not-at-top
+  return Ops("jaxoplanet", core.kepler, core.light_curve)
+
+
+def limb_darkening(q1, q2):
+  """Kipping's (2013) (q1, q2) in [0, 1]^2 -> the quadratic law's (u1, u2), as a jnp array."""
+  sqrt_q1 = jnp.sqrt(q1)
+  return jnp.stack([2 * sqrt_q1 * q2, sqrt_q1 * (1 - 2 * q2)])
+
+
+def predict(params, t_lc, t_rv, ops=OURS):
+  """(flux - 1 at the times t_lc, the star's radial velocity in m/s at t_rv).
+
+  params: a dict with the keys of PARAMS (scalars). The orbit: the mean
+  anomaly from (P, t0), the true anomaly f from `ops.true_anomaly`, the
+  planet's projected separation from the star's centre in stellar radii (the
+  flux is 0 while the planet is behind the star), and the limb-darkened light
+  curve from `ops.light_curve`; the radial velocity is
+  K (cos(w + f) + e cos w) + gamma. Times in days.
+  """
+  h, k = params["sqrt_e_cosw"], params["sqrt_e_sinw"]
+  ecc = h**2 + k**2
+  # cos w and sin w from (h, k) = sqrt(e) (cos w, sin w). A circular orbit
+  # has no periastron: w = pi/2 there, which puts periastron at mid-transit
+  # (the where()s keep its value and gradient finite).
+  circular = ecc == 0
+  sqrt_e = jnp.sqrt(jnp.where(circular, 1.0, ecc))
+  cos_w = jnp.where(circular, 0.0, h / sqrt_e)
+  sin_w = jnp.where(circular, 1.0, k / sqrt_e)
+  # e is capped below 1 inside the orbit only, so that no op sees e >= 1; the
+  # prior (`numpyro_model`) is zero beyond E_MAX anyway.
+  ecc = jnp.minimum(ecc, 0.99)
+
+  # t0 is the mid-transit time: the true anomaly is pi/2 - w there. Its mean
+  # anomaly, through the eccentric anomaly E0 (tan(E/2) = sqrt((1-e)/(1+e)) tan(f/2)).
+  f0 = jnp.pi / 2 - jnp.arctan2(sin_w, cos_w)
+  e0 = 2 * jnp.arctan2(jnp.sqrt(1 - ecc) * jnp.sin(f0 / 2), jnp.sqrt(1 + ecc) * jnp.cos(f0 / 2))
+  m0 = e0 - ecc * jnp.sin(e0)
+
+  t = jnp.concatenate([t_lc, t_rv])
+  mean_anomaly = 2 * jnp.pi * (t - params["t0"]) / params["period"] + m0
+  sin_f, cos_f = ops.true_anomaly(mean_anomaly, jnp.full_like(mean_anomaly, ecc))
+  cos_wf = cos_w * cos_f - sin_w * sin_f  # cos(w + f)
+  sin_wf = sin_w * cos_f + cos_w * sin_f  # sin(w + f): > 0 with the planet in front
+
+  # The light curve. b is the impact parameter at mid-transit,
+  # b = (a/R*) cos i (1 - e^2) / (1 + e sin w), which gives cos i.
+  n = t_lc.shape[0]
+  one_minus_e2 = (1 - ecc) * (1 + ecc)
+  cos_i = params["b"] * (1 + ecc * sin_w) / (params["a_rs"] * one_minus_e2)
+  dist = params["a_rs"] * one_minus_e2 / (1 + ecc * cos_f[:n])
+  sep = dist * jnp.sqrt(cos_wf[:n]**2 + (sin_wf[:n] * cos_i) ** 2)
+  u = limb_darkening(params["q1"], params["q2"])
+  flux = jnp.where(sin_wf[:n] > 0, ops.light_curve(u, sep, params["r"]), 0.0)
+
+  rv = params["k_rv"] * (cos_wf[n:] + ecc * cos_w) + params["gamma"]
+  return flux, rv
+
+
+def derived(params):
+  """The quantities of DERIVED from the fitted ones (numpy arrays or scalars)."""
+  h = np.asarray(params["sqrt_e_cosw"])
+  k = np.asarray(params["sqrt_e_sinw"])
+  q1, q2 = np.asarray(params["q1"]), np.asarray(params["q2"])
+  period_s = np.asarray(params["period"]) * 86400.0
+  return {
+      "e": h**2 + k**2,
+      "omega_deg": np.degrees(np.arctan2(k, h)),
+      "u1": 2 * np.sqrt(q1) * q2,
+      "u2": np.sqrt(q1) * (1 - 2 * q2),
+      # Kepler's third law with the planet's mass neglected.
+      "rho_star": 3 * np.pi * np.asarray(params["a_rs"]) ** 3 / (G_CGS * period_s**2),
+  }
+
+
+# ---------------------------------------------------------------------------
+# The data.
+
+
+def simulate(seed=SEED, truth=None):
+  """Noisy observations of the model at `truth` (default TRUTH): a dict of numpy arrays.
+
+  t_lc, flux, flux_err: 300 points in each of four windows of +-0.2 d around
+  a mid-transit, Gaussian noise of 150 ppm. t_rv, rv, rv_err: 40 times drawn
+  uniformly over 60 days, Gaussian noise of 4 m/s. The same seed gives the
+  same data.
+  """
+  truth = TRUTH if truth is None else truth
+  rng = np.random.default_rng(seed)
+  dt = np.linspace(-LC_WINDOW, LC_WINDOW, LC_POINTS_PER_TRANSIT)
+  t_lc = np.concatenate([truth["t0"] + n * truth["period"] + dt for n in LC_TRANSITS])
+  t_rv = np.sort(rng.uniform(*RV_SPAN, RV_POINTS))
+  flux, rv = jax.jit(predict)(_as_jnp(truth), jnp.asarray(t_lc), jnp.asarray(t_rv))
+  return {
+      "t_lc": t_lc,
+      "flux": np.asarray(flux) + rng.normal(0.0, LC_SIGMA, t_lc.shape),
+      "flux_err": LC_SIGMA,
+      "t_rv": t_rv,
+      "rv": np.asarray(rv) + rng.normal(0.0, RV_SIGMA, t_rv.shape),
+      "rv_err": RV_SIGMA,
+  }
+
+
+def _as_jnp(params):
+  return {name: jnp.asarray(value, dtype=jnp.float64) for name, value in params.items()}
+
+
+# ---------------------------------------------------------------------------
+# The posterior: priors, likelihood, MAP, NUTS.
+
+
+def priors():
+  """The prior of each fitted parameter: a dict of numpyro distributions."""
+  return {
+      "period": dist.Uniform(PERIOD_GUESS - 0.02, PERIOD_GUESS + 0.02),
+      "t0": dist.Uniform(T0_GUESS - 0.05, T0_GUESS + 0.05),
+      "r": dist.Uniform(0.01, 0.3),
+      "b": dist.Uniform(0.0, 1.0),
+      "a_rs": dist.LogUniform(2.0, 50.0),
+      "sqrt_e_cosw": dist.Uniform(-1.0, 1.0),
+      "sqrt_e_sinw": dist.Uniform(-1.0, 1.0),
+      "q1": dist.Uniform(0.0, 1.0),
+      "q2": dist.Uniform(0.0, 1.0),
+      "k_rv": dist.Uniform(0.0, 200.0),
+      "gamma": dist.Uniform(-100.0, 100.0),
+  }
+
+
+def numpyro_model(ops=OURS):
+  """The numpyro model of the data (a function of the data dict) on the given ops."""
+
+  def model(data):
+    params = {name: numpyro.sample(name, prior) for name, prior in priors().items()}
+    ecc = params["sqrt_e_cosw"]**2 + params["sqrt_e_sinw"]**2
+    numpyro.factor("e_below_max", jnp.where(ecc < E_MAX, 0.0, -jnp.inf))
+    flux, rv = predict(params, data["t_lc"], data["t_rv"], ops)
+    numpyro.sample("lc", dist.Normal(flux, data["flux_err"]), obs=data["flux"])
+    numpyro.sample("rv_obs", dist.Normal(rv, data["rv_err"]), obs=data["rv"])
+
+  return model
+
+
+def log_posterior(data, ops=OURS):
+  """(f, to_params, from_params): f(z) = log posterior of the unconstrained vector z.
+
+  z holds the fitted parameters mapped to the real line (numpyro's transforms
+  of their priors' supports); to_params(z) gives the parameter dict, and
+  from_params(dict) the z of a dict. f is the density of the parameters
+  themselves (no Jacobian of the transforms), so its maximum is the MAP.
+  """
+  model = numpyro_model(ops)
+  data = {key: jnp.asarray(value) for key, value in data.items()}
+  to_real = {name: dist.transforms.biject_to(prior.support) for name, prior in priors().items()}
+
+  def to_params(z):
+    return {name: to_real[name](z[i]) for i, name in enumerate(PARAMS)}
+
+  def from_params(params):
+    return jnp.stack([to_real[name].inv(jnp.asarray(params[name], jnp.float64)) for name in PARAMS])
+
+  def f(z):
+    value, _ = numpyro_util.log_density(model, (data,), {}, to_params(z))
+    return value
+
+  return f, to_params, from_params
+
+
+def initial_guess(data):
+  """A starting point for the MAP read off the data, not the truth."""
+  depth = -np.percentile(data["flux"], 1)  # the bottom of the transits
+  return {
+      "period": PERIOD_GUESS,
+      "t0": T0_GUESS,
+      "r": float(np.sqrt(max(depth, 1e-4))),
+      "b": 0.5,
+      "a_rs": 10.0,
+      "sqrt_e_cosw": 0.1,
+      "sqrt_e_sinw": 0.1,
+      "q1": 0.5,
+      "q2": 0.4,
+      "k_rv": float(np.ptp(data["rv"]) / 2),
+      "gamma": float(np.mean(data["rv"])),
+  }
+
+
+def fit_map(data, ops=OURS, start=None):
+  """The maximum a posteriori: (params dict of floats, info dict).
+
+  scipy.optimize.minimize (L-BFGS-B) on the negative log posterior in the
+  unconstrained coordinates, with its value and gradient from one jitted
+  jax.value_and_grad. info: iterations, evaluations, seconds, the log posterior.
+  """
+  f, to_params, from_params = log_posterior(data, ops)
+  value_and_grad = jax.jit(jax.value_and_grad(lambda z: -f(z)))
+
+  def fun(z):
+    value, grad = value_and_grad(jnp.asarray(z))
+    return float(value), np.asarray(grad, dtype=np.float64)
+
+  start_time = time.perf_counter()
+  z0 = np.asarray(from_params(initial_guess(data) if start is None else start))
+  result = optimize.minimize(fun, z0, jac=True, method="L-BFGS-B",
+                             options={"maxiter": 2000, "gtol": 1e-9})
+  params = {name: float(value) for name, value in to_params(jnp.asarray(result.x)).items()}
+  info = {"iterations": int(result.nit), "evaluations": int(result.nfev),
+          "seconds": time.perf_counter() - start_time, "log_posterior": -float(result.fun),
+          "message": str(result.message),
+          "z_covariance": _laplace_covariance(fun, result.x)}
+  return params, info
+
+
+def _laplace_covariance(fun, z, step=1e-4):
+  """The inverse Hessian of fun at its minimum z, as nested lists; None if not positive definite.
+
+  The Hessian is central differences of the gradient (2 x 11 more calls of
+  the jitted function, nothing more to compile): the Laplace approximation of
+  the posterior in the unconstrained coordinates, which `sample` hands NUTS
+  as its first mass matrix.
+  """
+  columns = []
+  for i in range(len(z)):
+    dz = np.zeros_like(z)
+    dz[i] = step
+    columns.append((fun(z + dz)[1] - fun(z - dz)[1]) / (2 * step))
+  hessian = np.array(columns)
+  hessian = (hessian + hessian.T) / 2
+  try:
+    np.linalg.cholesky(hessian)
+  except np.linalg.LinAlgError:
+    return None
+  return np.linalg.inv(hessian).tolist()
+
+
+def sample(data, init, ops=OURS, chains=4, warmup=250, samples=250, seed=SEED, progress_bar=None,
+           z_covariance=None):
+  """NUTS from `init` (the MAP): (draws, info).
+
+  draws: a dict name -> array (chains, samples) for PARAMS. The chains are
+  vectorised (one process, one compiled program; numpyro's
+  chain_method="vectorized"), with a dense mass matrix adapted in the
+  warm-up, starting from z_covariance (the MAP's Laplace approximation, in
+  the order of PARAMS; None: the identity). A good first mass matrix spares
+  the first warm-up iterations their longest trajectories. The progress bar
+  shows on a terminal only (progress_bar=None). info: seconds, divergences,
+  the lowest effective sample size and the highest split R-hat over the
+  parameters.
+  """
+  if progress_bar is None:
+    progress_bar = sys.stdout.isatty()
+  names = tuple(PARAMS)
+  mass = None if z_covariance is None else {names: jnp.asarray(z_covariance)}
+  kernel = NUTS(numpyro_model(ops), dense_mass=[names], inverse_mass_matrix=mass,
+                init_strategy=init_to_value(values=init))
+  mcmc = MCMC(kernel, num_warmup=warmup, num_samples=samples, num_chains=chains,
+              chain_method="vectorized", progress_bar=progress_bar)
+  start_time = time.perf_counter()
+  data = {key: jnp.asarray(value) for key, value in data.items()}
+  mcmc.run(jax.random.PRNGKey(seed), data, extra_fields=("diverging",))
+  by_chain = mcmc.get_samples(group_by_chain=True)
+  draws = {name: np.asarray(by_chain[name]) for name in PARAMS}
+  seconds = time.perf_counter() - start_time
+  info = {
+      "seconds": seconds,
+      "chains": chains, "warmup": warmup, "samples": samples,
+      "divergences": int(np.sum(np.asarray(mcmc.get_extra_fields()["diverging"]))),
+      "min_ess": float(min(diagnostics.effective_sample_size(draws[n]) for n in PARAMS)),
+      "max_r_hat": float(max(diagnostics.split_gelman_rubin(draws[n]) for n in PARAMS)),
+  }
+  return draws, info
+
+
+# ---------------------------------------------------------------------------
+# The comparison: one value + gradient on our ops and on jaxoplanet's.
+
+
+def time_value_and_grad(data, params, ops_list, repeats=200):
+  """Times jit(value_and_grad(log posterior)) at `params` for each Ops of ops_list.
+
+  Returns a dict name -> {"seconds": median wall time of one call, "value":
+  the value, "grad": the gradient}, and "max_abs_diff": the largest
+  difference of value or gradient from the first Ops'. Each function is
+  compiled and called twice first; then the calls alternate between them
+  (block_until_ready after each), so that a change in the machine's load
+  weighs on all alike.
+  """
+  functions, results = {}, {}
+  for ops in ops_list:
+    f, _, from_params = log_posterior(data, ops)
+    functions[ops.name] = (jax.jit(jax.value_and_grad(f)), from_params(params))
+    for _ in range(2):
+      value, grad = jax.block_until_ready(functions[ops.name][0](functions[ops.name][1]))
+    results[ops.name] = {"value": float(value), "grad": np.asarray(grad)}
+  times = {name: [] for name in functions}
+  for _ in range(repeats):
+    for name, (value_and_grad, z) in functions.items():
+      start = time.perf_counter()
+      jax.block_until_ready(value_and_grad(z))
+      times[name].append(time.perf_counter() - start)
+  for name in functions:
+    results[name]["seconds"] = float(np.median(times[name]))
+  first = results[ops_list[0].name]
+  results["max_abs_diff"] = max(
+      max(abs(r["value"] - first["value"]), float(np.max(np.abs(r["grad"] - first["grad"]))))
+      for r in results.values())
+  return results
+
+
+# ---------------------------------------------------------------------------
+# Summaries: the table, the JSON file.
+
+
+def summarize(draws, map_params):
+  """Per parameter (fitted and derived): truth, MAP, posterior mean and sd."""
+  flat = {name: np.asarray(value).reshape(-1) for name, value in draws.items()}
+  truth_all = dict(TRUTH, **{k: float(v) for k, v in derived(TRUTH).items()})
+  map_all = dict(map_params, **{k: float(v) for k, v in derived(map_params).items()})
+  flat.update(derived(flat))
+  rows = collections.OrderedDict()
+  for name in list(PARAMS) + list(DERIVED):
+    rows[name] = {"truth": truth_all[name], "map": map_all[name],
+                  "mean": float(np.mean(flat[name])), "sd": float(np.std(flat[name], ddof=1))}
+  return rows
+
+
+def print_table(rows, timing, total_seconds, cpu_seconds, out=sys.stdout):
+  """The table of the run: parameters, then the timing of value + gradient, then the wall time."""
+  labels = dict(PARAMS, **DERIVED)
+  header = ("parameter", "truth", "MAP", "mean", "sd", "(mean-truth)/sd")
+  print("{:<30} {:>11} {:>11} {:>11} {:>10} {:>16}".format(*header), file=out)
+  for name, row in rows.items():
+    if name == "e":
+      print("derived:", file=out)
+    label, unit = labels[name]
+    label = f"{label} [{unit}]" if unit else label
+    z = (row["mean"] - row["truth"]) / row["sd"]
+    print(f"{label:<30} {row['truth']:>11.6g} {row['map']:>11.6g} {row['mean']:>11.6g} "
+          f"{row['sd']:>10.3g} {z:>16.2f}", file=out)
+  print(file=out)
+  ours, theirs = timing["kepler"]["seconds"], timing["jaxoplanet"]["seconds"]
+  print("one value + gradient of the log posterior (jit, median):", file=out)
+  print(f"  kepler ops      {ours * 1e3:9.3f} ms", file=out)
+  print(f"  jaxoplanet ops  {theirs * 1e3:9.3f} ms   ({theirs / ours:.1f}x kepler's time)",
+        file=out)
+  print(f"  largest difference of value or gradient: {timing['max_abs_diff']:.1e}", file=out)
+  print(f"total wall time: {total_seconds:.1f} s (CPU time of the process: {cpu_seconds:.1f} s)",
+        file=out)
+
+
+def write_results(path, rows, map_info, nuts_info, timing, thinned, total_seconds, seed):
+  """The run's numbers as JSON (what examples/transit_rv_fit_test.py reads)."""
+  result = {
+      "kepler_version": kepler.__version__,
+      "jax_version": jax.__version__,
+      "seed": seed,
+      "parameters": rows,
+      "fitted": list(PARAMS),
+      "map": {key: value for key, value in map_info.items() if key != "z_covariance"},
+      "nuts": nuts_info,
+      "timing": {name: {"seconds": value["seconds"], "value": value["value"]}
+                 for name, value in timing.items() if name != "max_abs_diff"},
+      "timing_max_abs_diff": timing["max_abs_diff"],
+      "total_seconds": total_seconds,
+      # A thinned set of posterior draws: enough to redraw the figure.
+      "draws": {name: [float(v) for v in value] for name, value in thinned.items()},
+  }
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(result, f, indent=1)
+    f.write("\n")
+
+
+def thin(draws, count=500, seed=SEED):
+  """`count` draws picked at random from all chains: a dict name -> 1-D array."""
+  flat = {name: np.asarray(value).reshape(-1) for name, value in draws.items()}
+  size = len(next(iter(flat.values())))
+  pick = np.sort(np.random.default_rng(seed).choice(size, size=min(count, size), replace=False))
+  return {name: value[pick] for name, value in flat.items()}
+
+
+# ---------------------------------------------------------------------------
+# The figure.
+
+# The histograms of the bottom rows: (key, how a value is shown, x label).
+HIST_PANELS = (
+    ("period", lambda v, t: (v - t) * 86400, "P - P_true (s)"),
+    ("t0", lambda v, t: (v - t) * 1440, "t0 - t0_true (min)"),
+    ("r", None, "Rp/R*"),
+    ("b", None, "b"),
+    ("a_rs", None, "a/R*"),
+    ("rho_star", None, "rho* (g/cm^3)"),
+    ("e", None, "e"),
+    ("omega_deg", None, "w (deg)"),
+    ("q1", None, "q1"),
+    ("q2", None, "q2"),
+    ("k_rv", None, "K (m/s)"),
+    ("gamma", None, "gamma (m/s)"),
+)
+
+FIGURE_TITLE = "Transit + radial velocity fit with kepler-jax (simulated data)"
+
+
+def _fold(t, period, t0):
+  """Time from the nearest mid-transit, in days."""
+  return (t - t0 + 0.5 * period) % period - 0.5 * period
+
+
+def make_figure(data, draws, truth=None, ops=OURS):
+  """The figure of a fit: a matplotlib Figure (not saved; see save_figure).
+
+  data: as from `simulate`; draws: a dict name -> 1-D array of posterior
+  draws of PARAMS (e.g. `thin`'s). Top: the light curve folded on the
+  posterior-mean ephemeris (data, 10-minute bins, the median model of the
+  draws with its 90% band) with its residuals under it, and the radial
+  velocities against orbital phase with theirs. Bottom: the posterior of 12
+  parameters, a vertical line at the truth.
+  """
+  truth = TRUTH if truth is None else truth
+  draws = {name: np.asarray(draws[name], dtype=np.float64) for name in PARAMS}
+  period, t0 = float(np.mean(draws["period"])), float(np.mean(draws["t0"]))
+
+  # Every draw's model on a grid around its own mid-transit and over its own
+  # orbit, and at the data's times (for the residuals).
+  hours = np.linspace(-LC_WINDOW * 24, LC_WINDOW * 24, 400)
+  phase = np.linspace(-0.5, 0.5, 400)
+
+  def curves(p):
+    grid_lc = p["t0"] + hours / 24
+    grid_rv = p["t0"] + phase * p["period"]
+    flux_grid, rv_grid = predict(p, grid_lc, grid_rv, ops)
+    flux_data, rv_data = predict(p, jnp.asarray(data["t_lc"]), jnp.asarray(data["t_rv"]), ops)
+    return flux_grid, rv_grid, flux_data, rv_data
+
+  flux_grid, rv_grid, flux_model, rv_model = (
+      np.asarray(c) for c in jax.jit(jax.vmap(curves))(_as_jnp(draws)))
+
+  # A Figure of its own, not pyplot's: no GUI backend, nothing global; it
+  # renders with Agg when saved.
+  fig = Figure(figsize=(15, 11.5), layout="constrained")
+  fig.suptitle(FIGURE_TITLE, fontsize=15)
+  grid = fig.add_gridspec(4, 6, height_ratios=[3, 1.1, 1.6, 1.6])
+  ax_lc = fig.add_subplot(grid[0, :3])
+  ax_lc_res = fig.add_subplot(grid[1, :3], sharex=ax_lc)
+  ax_rv = fig.add_subplot(grid[0, 3:])
+  ax_rv_res = fig.add_subplot(grid[1, 3:], sharex=ax_rv)
+
+  # The light curve, in ppm against hours from mid-transit.
+  x = _fold(data["t_lc"], period, t0) * 24
+  y = data["flux"] * 1e6
+  resid = (data["flux"] - np.median(flux_model, axis=0)) * 1e6
+  bins = np.arange(-LC_WINDOW * 24, LC_WINDOW * 24 + 1e-9, 1 / 6)
+  centres, binned, binned_resid = _binned(x, bins, y, resid)
+  ax_lc.plot(x, y, ".", color="0.65", ms=3,
+             label=f"data ({len(x)} points, {LC_SIGMA * 1e6:.0f} ppm)")
+  ax_lc.plot(centres, binned, "o", color="k", ms=4, label="10-minute bins")
+  _band(ax_lc, hours, flux_grid * 1e6, "C0", "model: posterior median, 90%")
+  ax_lc.set(title="Transit light curve, folded on the period", xlabel="hours from mid-transit",
+            ylabel="flux - 1 (ppm)")
+  ax_lc.legend(loc="lower left", fontsize=9)
+  ax_lc_res.plot(x, resid, ".", color="0.65", ms=3)
+  ax_lc_res.plot(centres, binned_resid, "o", color="k", ms=4)
+  ax_lc_res.axhline(0.0, color="C0")
+  ax_lc_res.set(title="Light-curve residuals", xlabel="hours from mid-transit",
+                ylabel="data - model (ppm)")
+
+  # The radial velocities against orbital phase (0 at mid-transit).
+  phase_data = _fold(data["t_rv"], period, t0) / period
+  ax_rv.errorbar(phase_data, data["rv"], yerr=data["rv_err"], fmt="o", color="k", ms=4,
+                 label=f"data ({len(phase_data)} points, {RV_SIGMA:.0f} m/s)")
+  _band(ax_rv, phase, rv_grid, "C1", "model: posterior median, 90%")
+  ax_rv.set(title="Radial velocity of the star", xlabel="orbital phase (0 = mid-transit)",
+            ylabel="radial velocity (m/s)")
+  ax_rv.legend(loc="upper right", fontsize=9)
+  ax_rv_res.errorbar(phase_data, data["rv"] - np.median(rv_model, axis=0), yerr=data["rv_err"],
+                     fmt="o", color="k", ms=4)
+  ax_rv_res.axhline(0.0, color="C1")
+  ax_rv_res.set(title="RV residuals", xlabel="orbital phase (0 = mid-transit)",
+                ylabel="data - model (m/s)", xlim=(-0.5, 0.5))
+
+  # The posteriors against the truth.
+  values = dict(draws, **derived(draws))
+  truths = dict(truth, **{k: float(v) for k, v in derived(truth).items()})
+  labels = dict(PARAMS, **DERIVED)
+  for i, (name, shown, xlabel) in enumerate(HIST_PANELS):
+    ax = fig.add_subplot(grid[2 + i // 6, i % 6])
+    v, t = values[name], truths[name]
+    if shown is not None:
+      v, t = shown(v, t), shown(t, t)
+    heights, _, _ = ax.hist(v, bins=20, density=True, color="C2", alpha=0.6, label="posterior")
+    ax.axvline(t, color="C3", lw=2, label="truth")
+    ax.set_ylim(0, 1.4 * max(heights))  # room for the legend above the bars
+    ax.set(title=labels[name][0], xlabel=xlabel, ylabel="density")
+    ax.tick_params(labelsize=8)
+    ax.locator_params(axis="x", nbins=4)
+    if i == 0:
+      ax.legend(fontsize=8, loc="upper left", ncols=2, handlelength=1.2, columnspacing=0.8)
+  return fig
+
+
+def _binned(x, edges, *ys):
+  """Bin centres and the mean of each y in each non-empty bin."""
+  index = np.digitize(x, edges) - 1
+  keep = [i for i in range(len(edges) - 1) if np.any(index == i)]
+  centres = np.array([(edges[i] + edges[i + 1]) / 2 for i in keep])
+  return (centres,) + tuple(np.array([np.mean(y[index == i]) for i in keep]) for y in ys)
+
+
+def _band(ax, x, curves, color, label):
+  low, median, high = np.percentile(curves, [5, 50, 95], axis=0)
+  ax.fill_between(x, low, high, color=color, alpha=0.3, lw=0)
+  ax.plot(x, median, color=color, lw=2, label=label)
+
+
+def save_figure(fig, path):
+  """Writes the figure as a PNG with a title and the software's versions in its metadata."""
+  fig.savefig(path, dpi=100, metadata={
+      "Title": FIGURE_TITLE,
+      "Software": f"kepler-jax {kepler.__version__}, jax {jax.__version__}, "
+                  f"matplotlib {matplotlib.__version__}",
+      "Description": "Folded transit light curve with residuals, radial velocities, and the "
+                     "posteriors of a numpyro NUTS fit against the true parameters.",
+  })
+
+
+# ---------------------------------------------------------------------------
+# The run.
+
+
+def _stage(message):
+  """A progress line: the wall time since the start, the process's CPU time, the message."""
+  print(f"[{time.perf_counter() - _START:5.1f} s, CPU {time.process_time():5.1f} s] {message}",
+        flush=True)
+
+
+def main(argv=None):
+  """Simulate, fit, sample, time, plot; print the table. Returns 0."""
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("output", nargs="?", default="kepler_demo_fit.png",
+                      help="the PNG to write; the JSON of the numbers goes beside it")
+  parser.add_argument("--chains", type=int, default=4,
+                      help="NUTS chains, vectorised (default: %(default)s)")
+  parser.add_argument("--warmup", type=int, default=250,
+                      help="warm-up iterations of each chain (default: %(default)s)")
+  parser.add_argument("--samples", type=int, default=250,
+                      help="draws kept from each chain (default: %(default)s)")
+  parser.add_argument("--seed", type=int, default=SEED,
+                      help="of the simulated data and of the sampler (default: %(default)s)")
+  args = parser.parse_args(argv)
+  png = os.path.abspath(args.output)
+  result_json = os.path.splitext(png)[0] + ".json"
+
+  _stage(f"simulating: {len(LC_TRANSITS)} transits x {LC_POINTS_PER_TRANSIT} light-curve points, "
+         f"{RV_POINTS} radial velocities (seed {args.seed})")
+  data = simulate(args.seed)
+
+  map_params, map_info = fit_map(data)
+  _stage(f"MAP: scipy L-BFGS-B, {map_info['iterations']} iterations, {map_info['evaluations']} "
+         f"evaluations of value + gradient, {map_info['seconds']:.1f} s, "
+         f"log posterior {map_info['log_posterior']:.2f}")
+
+  _stage(f"NUTS: {args.chains} vectorised chains x ({args.warmup} warm-up + {args.samples} "
+         "samples), starting from the MAP")
+  draws, nuts_info = sample(data, map_params, chains=args.chains, warmup=args.warmup,
+                            samples=args.samples, seed=args.seed,
+                            z_covariance=map_info["z_covariance"])
+  _stage(f"NUTS: {nuts_info['seconds']:.1f} s (compilation included), "
+         f"{nuts_info['divergences']} divergences, lowest ESS {nuts_info['min_ess']:.0f}, "
+         f"highest R-hat {nuts_info['max_r_hat']:.3f}")
+
+  _stage("timing one value + gradient of the log posterior: kepler's ops against jaxoplanet's")
+  timing = time_value_and_grad(data, map_params, [OURS, jaxoplanet_ops()])
+
+  thinned = thin(draws)
+  fig = make_figure(data, thinned)
+  save_figure(fig, png)
+  _stage(f"figure written to {png}")
+
+  rows = summarize(draws, map_params)
+  total = time.perf_counter() - _START
+  # The CPU time of all its threads: well below the wall time when other work
+  # shared the cores, above it when XLA ran ops on more than one.
+  cpu = time.process_time()
+  write_results(result_json, rows, map_info, nuts_info, timing, thinned, total, args.seed)
+  _stage(f"numbers written to {result_json}")
+  print()
+  print_table(rows, timing, total, cpu)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv[1:]))
