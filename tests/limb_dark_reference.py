@@ -9,6 +9,8 @@ it lies inside, 0 outside. Divided by the star's flux (the same integral of
 2 pi rho I(rho)), it gives 1 - F. The integral is split where the integrand
 has kinks (rho = |b - r|, b + r) and done with mpmath's tanh-sinh quadrature
 at 40 digits; derivatives are central differences of it at that precision.
+For many laws at one point, blocked_terms integrates each term (1 - mu)^n
+once and flux_minus_one_from_terms sums them per law.
 """
 
 import mpmath as mp
@@ -41,6 +43,55 @@ def flux_minus_one(u, b, r):
     blocked = mp.quad(lambda x: _intensity(u, x) * arc(x), [0] + cuts + [1])
     total = mp.quad(lambda x: _intensity(u, x) * 2 * mp.pi * x, [0, 1])
     return -blocked / total
+
+
+def blocked_terms(b, r, n_max=6):
+  """The flux each basis law (1 - mu)^n, n = 0..n_max, sends through the
+  disk at (b, r): the integral over rho of (1 - mu)^n times the arc length
+  inside the disk (the integrand of flux_minus_one), as mpf at 40 digits.
+
+  The light curve is linear in the law, so that these give F - 1 for every
+  law of up to n_max coefficients (flux_minus_one_from_terms) without an
+  integration per law.
+  """
+  with mp.workdps(_DPS):
+    b, r = abs(mp.mpf(b)), mp.mpf(r)
+
+    def arc(rho):
+      if b == 0:
+        return 2 * mp.pi * rho if rho < r else mp.mpf(0)
+      c = (rho * rho + b * b - r * r) / (2 * rho * b)
+      if c >= 1:
+        return mp.mpf(0)
+      if c <= -1:
+        return 2 * mp.pi * rho
+      return 2 * rho * mp.acos(c)
+
+    # The arc vanishes below b - r and above b + r: only [lo, hi] is
+    # integrated, split where the integrand has kinks.
+    lo, hi = max(mp.mpf(0), b - r), min(mp.mpf(1), b + r)
+    if lo >= hi:
+      return [mp.mpf(0)] * (n_max + 1)
+    nodes = sorted({lo, hi} | {x for x in (abs(b - r), b + r) if lo < x < hi})
+    return [mp.quad(lambda x, n=n: (1 - mp.sqrt(1 - x * x)) ** n * arc(x), nodes)
+            for n in range(n_max + 1)]
+
+
+def flux_minus_one_from_terms(point_terms, laws):
+  """F - 1 as floats, [law][point], for each law in laws (sequences of at
+  most n_max coefficients) at each point whose blocked_terms are in
+  point_terms. I = 1 - sum_n u_n (1 - mu)^n blocks terms[0] - sum_n u_n
+  terms[n] of a total pi - sum_n u_n 2 pi / ((n + 1) (n + 2)) (the integral
+  of 2 pi rho (1 - mu)^n over the star, with mu = sqrt(1 - rho^2)).
+  """
+  with mp.workdps(_DPS):
+    out = []
+    for u in laws:
+      u = [mp.mpf(float(x)) for x in u]
+      total = mp.pi - mp.fsum(un * 2 * mp.pi / ((n + 2) * (n + 3)) for n, un in enumerate(u))
+      out.append([float(-(terms[0] - mp.fdot(u, terms[1:len(u) + 1])) / total)
+                  for terms in point_terms])
+    return out
 
 
 def derivative(u, b, r, wrt, h="1e-12"):

@@ -2,12 +2,15 @@
 integration, tests/limb_dark_reference.py), and its API: dtypes, shapes,
 invalid input, jit, grad (to second order), vmap.
 
-Bounds (docs/accuracy_and_speed.md): float64 absolute error <= 1e-15 for
-the quadratic law and <= 5e-15 for polynomials of up to 6 coefficients, for
-r from 1e-3 to 3 and b on and within 1e-12, 1e-9, 1e-6 of every special
-point (0, r, |1 - r|, 1, 1 + r); float32 <= 2e-6.
+Bounds (docs/accuracy_and_speed.md): float64 absolute error of F - 1
+<= 1e-15 for every quadratic law with u1 >= 0, u1 + u2 <= 1, u1 + 2 u2 >= 0,
+and <= 5e-15 for every law of 1 and 3 to 6 coefficients with u_1 >= u_2 >=
+... >= u_N >= 0 and sum u_n <= 1, for r from 1e-3 to 3 and b on and within
+1e-12, 1e-9, 1e-6 of every special point (0, r, |1 - r|, 1, 1 + r): many laws
+drawn (seeded) from each region, with its corners; float32 <= 2e-6.
 """
 
+import functools
 import itertools
 
 from absl.testing import absltest
@@ -30,14 +33,59 @@ FLOAT = np.dtype(x64_mode.FLOAT).type  # float32 when jax_enable_x64 is off
 FLOAT32_BOUND = 1e-7
 QUADRATIC = (0.4, 0.26)
 POLY6 = (0.2, 0.1, 0.05, 0.03, 0.02, 0.01)
+# The radii of the special points: these, and one drawn (seeded,
+# log-uniform) from each of [1e-3, 0.1], [0.1, 1] and [1, 3].
 RADII = (1e-3, 0.01, 0.1, 0.5, 1.0, 1.5, 3.0)
+DRAWN_RADII = tuple(float(x) for x in np.exp(np.random.default_rng(22).uniform(
+    np.log([1e-3, 0.1, 1.0]), np.log([0.1, 1.0, 3.0]))))
 OFFSETS = (0.0, 1e-12, -1e-12, 1e-9, -1e-9, 1e-6, -1e-6)
+# Laws drawn from each region (besides its corners): quadratic, and per
+# number of coefficients.
+N_QUADRATIC_LAWS = 100
+N_POLYNOMIAL_LAWS = 25
+
+
+def _quadratic_laws():
+  """Laws from u1 >= 0, u1 + u2 <= 1, u1 + 2 u2 >= 0 (the intensity is >= 0
+  and non-increasing toward the limb): the triangle (0, 0), (0, 1), (2, -1).
+  Its corners and edge midpoints, QUADRATIC, and N_QUADRATIC_LAWS drawn
+  uniformly (seeded), shape (laws, 2)."""
+  corners = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, -1.0]])
+  midpoints = (corners + np.roll(corners, 1, axis=0)) / 2
+  weights = np.random.default_rng(20).dirichlet(np.ones(3), N_QUADRATIC_LAWS)
+  return np.vstack([corners, midpoints, [QUADRATIC], weights @ corners])
+
+
+def _polynomial_laws(order):
+  """Laws of `order` coefficients with u_1 >= ... >= u_N >= 0 and sum u_n <=
+  1: its corners (1/k, ..., 1/k, 0, ..., 0), POLY6 for 6, and
+  N_POLYNOMIAL_LAWS drawn uniformly (seeded), shape (laws, order).
+
+  u_j = sum_{k >= j} w_k / k maps {w >= 0, sum w <= 1} linearly onto the
+  region, so uniform w (a flat Dirichlet's first N components) gives uniform
+  u. A narrower region than every law with a non-negative, non-increasing
+  intensity: there some laws (large coefficients of alternating sign, or all
+  weight on (1 - mu)^6) have Green's-basis coefficients whose absolute sum
+  is up to ~30 times the flux normalisation, and rounding the solution
+  vector alone gives them errors past 5e-15 (docs/accuracy_and_speed.md).
+  """
+  w = np.random.default_rng(21 + order).dirichlet(np.ones(order + 1), N_POLYNOMIAL_LAWS)[:, :order]
+  drawn = np.cumsum((w / np.arange(1, order + 1))[:, ::-1], axis=1)[:, ::-1]
+  corners = [[1.0 / k] * k + [0.0] * (order - k) for k in range(1, order + 1)]
+  extra = [POLY6] if order == 6 else []
+  return np.vstack(corners + extra + [drawn])
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_terms(points):
+  """ref.blocked_terms at each (b, r) of the tuple `points`, computed once."""
+  return [ref.blocked_terms(b, r, 6) for b, r in points]
 
 
 def _special_points():
   """(b, r) on and near every special point, b >= 0."""
   points = set()
-  for r in RADII:
+  for r in RADII + DRAWN_RADII:
     for centre in (0.0, r, abs(1 - r), 1.0, 1 + r):
       for offset in OFFSETS:
         b = centre + offset
@@ -52,30 +100,40 @@ def _reference(u, points):
 
 class AccuracyTest(parameterized.TestCase):
 
-  @parameterized.named_parameters(("quadratic", QUADRATIC, 1e-15), ("poly6", POLY6, 5e-15))
-  def test_special_points(self, u, bound):
-    self._check_special_points(u, _special_points(), bound)
+  @parameterized.named_parameters(
+      ("quadratic", 2, 1e-15), ("linear", 1, 5e-15), ("order3", 3, 5e-15),
+      ("order4", 4, 5e-15), ("order5", 5, 5e-15), ("order6", 6, 5e-15))
+  def test_special_points(self, order, bound):
+    laws = _quadratic_laws() if order == 2 else _polynomial_laws(order)
+    self._check_laws(laws, _special_points(), bound)
 
-  def _check_special_points(self, u, points, bound):
+  def _check_laws(self, laws, points, bound):
+    """Every law (a row of laws) at every point within bound. The reference
+    is F - 1 from the per-term integrals, exact for the rounded inputs."""
     if FLOAT == np.float32:
       points = [(float(np.float32(b)), float(np.float32(r))) for b, r in points]
+      laws = laws.astype(np.float32).astype(np.float64)
       bound = FLOAT32_BOUND
     b, r = (np.array(x) for x in zip(*points))
-    got = np.asarray(limb_dark.light_curve(np.array(u), b, r))
-    want = _reference(u, points)
+    got = np.asarray(jax.vmap(lambda u: limb_dark.light_curve(u, b, r))(jnp.asarray(laws, FLOAT)),
+                     np.float64)
+    want = np.array(ref.flux_minus_one_from_terms(_reference_terms(tuple(points)), laws))
     err = np.abs(got - want)
-    worst = int(np.argmax(err))
-    self.assertLessEqual(err[worst], bound,
-                         f"at b={b[worst]!r}, r={r[worst]!r}: {got[worst]!r} vs {want[worst]!r}")
+    law, point = np.unravel_index(np.argmax(err), err.shape)
+    self.assertLessEqual(
+        err[law, point], bound,
+        f"u={laws[law].tolist()!r} at b={b[point]!r}, r={r[point]!r}: "
+        f"{got[law, point]!r} vs {want[law, point]!r}")
 
-  @parameterized.named_parameters(("uniform", ()), ("linear", (0.5,)), ("quadratic", QUADRATIC))
-  def test_random_points(self, u):
+  @parameterized.named_parameters(("uniform", 0), ("linear", 1), ("quadratic", 2))
+  def test_random_points(self, order):
     # Laws of up to two coefficients take the vectorised CPU path for generic
     # points (jaxlib_ext/limb_dark/limb_dark.h, LowOrderLightCurvePoint): random
     # points in and around the transit, planets up to half the star.
     rng = np.random.default_rng(3)
     points = list(zip(rng.uniform(0, 1.3, 60), rng.uniform(0.005, 0.5, 60)))
-    self._check_special_points(u, points, 1e-15)
+    laws = {0: np.zeros((1, 0)), 1: _polynomial_laws(1), 2: _quadratic_laws()}[order]
+    self._check_laws(laws, points, 1e-15)
 
   def test_float32(self):
     points = [(b, r) for b, r in _special_points()[::5]]
@@ -109,6 +167,18 @@ class DerivativeTest(parameterized.TestCase):
   """Derivatives in b, r and u against central differences of the reference."""
 
   POINTS = ((0.0, 0.1), (0.3, 0.1), (0.95, 0.1), (1.05, 0.1), (0.2, 0.5), (1.5, 2.0), (0.7, 0.7))
+
+  def test_first_derivatives_poly6(self):
+    # In b and r, where the values of s_n for r > 1 come from other forms
+    # than the derivatives (limb_dark.h, SolutionVector): large planets next
+    # to b = r and across the disk.
+    grad = jax.jit(jax.grad(limb_dark.light_curve, argnums=(1, 2)))
+    rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 5e-7)
+    for b, r in self.POINTS + ((3.001, 3.0), (2.5, 3.0), (1.2, 1.5)):
+      db, dr = grad(jnp.asarray(POLY6, FLOAT), FLOAT(b), FLOAT(r))
+      with mp.workdps(40):
+        want = [float(ref.derivative(POLY6, b, r, "b")), float(ref.derivative(POLY6, b, r, "r"))]
+      np.testing.assert_allclose([db, dr], want, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
 
   def test_first_derivatives(self):
     u = np.array(QUADRATIC)

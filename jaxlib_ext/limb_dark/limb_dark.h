@@ -338,7 +338,12 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
             -2.0 / (3 * kPi) * Cel(kc, 1, 1, 2 * kc * kc),
             2.0 / kPi * Cel(kc, 1, 1, 0)};
   }
-  if (b + r == 1 || g.kc == 0) {
+  // b + r = 1 exactly (kc is 0 there and only there: Kahan's product in
+  // MakeGeometry is exact at contact). Not where b + r merely rounds to 1:
+  // there sqrt(r b) and the r-only terms belong to different points (at
+  // b = 1e-9, r = 1 - 1e-9, b + r = 1 + 2.8e-17, this form is off by 6e-13),
+  // and the general form below is accurate.
+  if (g.kc == 0) {
     const double s = Sqrt(r * (1 - r));
     const double theta = r > 0.5 ? 1 : 0;
     return {2.0 / (9 * kPi) *
@@ -350,8 +355,12 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
   return LambdaFromCel(g, CelP1(g.kc), Cel(g.kc, third.p, third.a, third.b));
 }
 
-// M_n (sec. 7.2-7.5) for n = 0..n_max, overlapping configurations.
-JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
+// M_n (sec. 7.2-7.5) for n = 0..n_max, overlapping configurations: half
+// the integral of z^n = (1 - b^2 - r^2 + 2 b r cos psi)^(n/2) over the arc of
+// the occultor's edge inside the disk, psi in [-kappa0, kappa0] (m must hold
+// n_max + 1 values, n_max <= kMaxOrder + 2). Where k^2 < 1/2, M_n for n >=
+// n_low (2 or 4) come from the series.
+JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m, int n_low = 4) {
   const double b = g.b, r = g.r;
   const double k2 = g.k2;
   const CelBasis ed = CelP1(g.kc);
@@ -374,7 +383,6 @@ JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
       m[3] = 2.0 / 3.0 * (4 * b * r) * sqrt_4br * k2 * (ed.e + (3 * k2 - 2) * ed.d);
     }
   }
-  if (n_max < 4) return;
   const double a = (1 - r) * (1 + r) - b * b;
   const double c = -g.one_minus_bmr2 * g.one_minus_bpr2;  // (1-(b-r)^2)((b+r)^2-1)
   if (g.inside || k2 >= 0.5) {
@@ -383,10 +391,13 @@ JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
     }
     return;
   }
-  // k^2 < 1/2: the top four from the series, then downward (sec. 7.3, 7.5).
+  // k^2 < 1/2 (then a < 0 < c): the top four from the series, then downward
+  // (sec. 7.3, 7.5) to n_low: both terms of the downward step are positive.
+  // n_low = 2 replaces the closed forms of M_2 and M_3 above, which cancel to
+  // ~k^2 of their terms (7.7e-15 relative for M_2 at b = r = 3).
   const double k = Sqrt(k2);
   for (int n = n_max - 3; n <= n_max; ++n) {
-    if (n < 4) continue;
+    if (n < n_low) continue;
     // alpha_0 = sqrt(pi) Gamma(1 + n/2) / Gamma(3/2 + n/2), by its recursion
     // in n from n = 0 (2) and n = 1 (pi / 2).
     double alpha = (n % 2 == 0) ? 2.0 : kPi / 2;
@@ -404,35 +415,58 @@ JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m) {
     for (int j = 0; j < n; ++j) scale *= root;
     m[n] = scale * k * sum;
   }
-  for (int n = n_max - 4; n >= 4; --n) {
+  for (int n = n_max - 4; n >= n_low; --n) {
     m[n] = ((n + 4) * m[n + 4] - 2 * (n + 3) * a * m[n + 2]) / ((n + 2) * c);
   }
 }
 
+// kappa - sin(kappa) cos(kappa), twice the area a chord at half-angle kappa
+// (in [0, pi]) cuts off the unit disk, given sin and cos of kappa. Below
+// kappa = 1 by its series sum_j (-1)^(j+1) (2 kappa)^(2j+1) / (2 (2j+1)!),
+// j >= 1, whose first term dominates: the difference rounds away ~1 /
+// kappa^2 of the digits (13 times at kappa = 0.35, which r = b = 2.9 has).
+JAXEXT_HD double SegmentArea(double kappa, double sin_k, double cos_k) {
+  if (kappa >= 1) return kappa - sin_k * cos_k;
+  const double x2 = 4 * kappa * kappa;
+  double term = 2 * kappa * x2 / 12;
+  double sum = term;
+  for (int j = 2; j < 20; ++j) {
+    term *= -x2 / ((2 * j) * (2 * j + 1));
+    sum += term;
+    if (Abs(term) <= 1e-17 * sum) break;
+  }
+  return sum;
+}
+
 // s_0, s_1, s_2 and their derivatives for an overlapping configuration,
-// from its geometry and Lambda; no branches.
+// from its geometry and Lambda; no branches. deficit: s_0 - pi and s_1 -
+// 2 pi / 3 (what the flux needs), formed without adding and then taking
+// away pi and 2 pi / 3, which rounds to ulps of those (1.3e-15 seen in
+// s_1 - 2 pi / 3 for a small planet over the centre).
 struct LowOrder {
-  double s[3], ds_db[3], ds_dr[3];
+  double s[3], ds_db[3], ds_dr[3], deficit[2];
 };
 JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
                                                      const Lambda& lambda) {
   const double b = g.b, r = g.r;
   LowOrder o;
   // s_0, the uniform disk (sec. 3).
-  o.s[0] = g.inside ? kPi * (1 - r) * (1 + r)
-                    : kPi - g.kappa1 - r * r * g.kappa0 + g.kite;
+  o.deficit[0] = g.inside ? -kPi * r * r : -(g.kappa1 + r * r * g.kappa0 - g.kite);
+  o.s[0] = kPi + o.deficit[0];
   o.ds_dr[0] = -2 * r * g.kappa0;  // kappa0 = pi inside
   o.ds_db[0] = g.inside ? 0.0 : 2 * g.kite / b;
   // s_1, the linear term (sec. 5).
   const double theta = r > b ? 1 : 0;
-  o.s[1] = 2 * kPi / 3 * (1 - 1.5 * lambda.value - theta);
+  o.deficit[1] = -kPi * lambda.value - 2 * kPi / 3 * theta;
+  o.s[1] = 2 * kPi / 3 + o.deficit[1];
   o.ds_db[1] = -kPi * lambda.d_db;
   o.ds_dr[1] = -kPi * lambda.d_dr;
   // s_2, the quadratic term (sec. 6): s_2 = 2 s_0 + 4 pi eta - 2 pi, written
   // with the kappa1 terms and the 2 pi cancelled by hand (kappa0 = pi and no
-  // kite inside): a smaller difference to round, which matters at r > 1 next
-  // to b = r (docs/accuracy_and_speed.md, light curve accuracy). Derivatives
-  // from eta.
+  // kite inside): a smaller difference to round. Its terms still grow as r^4
+  // for r > 1: SolutionVector replaces it where k^2 < 0.3 and r > 1/2 (by
+  // P(G_2) from M_n).
+  // Derivatives from eta.
   const double deta_dr =
       g.inside ? 2 * r * (r * r + b * b)
                : 2 * r / kPi * ((r * r + b * b) * g.kappa0 - 2 * g.kite);
@@ -451,16 +485,27 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
 
 // s_n(b, r) and its derivatives for n = 0..n_max (n_max <= kMaxOrder), b >= 0
 // and r >= 0 finite (the caller handles anything else).
+// deficit (optional, two values): s_0 - pi and s_1 - 2 pi / 3 (minus the
+// flux the disk blocks of the first two terms; s_0 and s_1 are pi and
+// 2 pi / 3 plus these), formed without rounding to ulps of pi.
 JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
-                              double* ds_db, double* ds_dr) {
+                              double* ds_db, double* ds_dr,
+                              double* deficit = nullptr) {
   using namespace detail;
+  if (deficit) deficit[0] = deficit[1] = 0;
   for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = 0;
   if (r == 0 || b >= 1 + r) {  // no overlap
     s[0] = kPi;
     if (n_max >= 1) s[1] = 2 * kPi / 3;
     return;
   }
-  if (b <= r - 1) return;  // the whole star is hidden
+  if (b <= r - 1) {  // the whole star is hidden
+    if (deficit) {
+      deficit[0] = -kPi;
+      deficit[1] = -2 * kPi / 3;
+    }
+    return;
+  }
   const Geometry g = MakeGeometry(b, r);
 
   // s_0..s_2 (sec. 3, 5, 6).
@@ -471,11 +516,61 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
     ds_db[n] = low.ds_db[n];
     ds_dr[n] = low.ds_dr[n];
   }
-  if (n_max < 3) return;
+  // Crossing: s_0 - pi is minus the lens's area, the two segments its chord
+  // cuts off the star (half-angle kappa1, half-chord h = A_kite / b, at x_c
+  // = (1 + b^2 - r^2) / (2 b) from the star's centre) and off the occultor
+  // (kappa0, at b - x_c from its centre): SegmentArea keeps a thin segment's
+  // digits, which kappa1 + r^2 kappa0 - A_kite loses (4 ulps at r = b = 2.9).
+  double d0 = low.deficit[0];
+  if (!g.inside) {
+    const double h = g.kite / b;
+    const double xc = ((1 - r) * (1 + r) + b * b) / (2 * b);
+    const double bxc = ((r - 1) * (r + 1) + b * b) / (2 * b);
+    d0 = -(SegmentArea(g.kappa1, h, xc) + r * r * SegmentArea(g.kappa0, h / r, bxc / r));
+    s[0] = kPi + d0;
+  }
+  if (deficit) {
+    deficit[0] = d0;
+    deficit[1] = n_max >= 1 ? low.deficit[1] : 0.0;
+  }
+  // Crossing with k^2 < 0.3 and r > 1/2 (every r >= 1.1 among them): s_n =
+  // -P(G_n), n >= 2, from M_n and M_{n+2}, all from the series. P(G_n) is
+  // the integral of z^n (r^2 - b r cos psi) over the occultor's edge inside
+  // the disk (G_n = z^n (-y, x) vanishes on the limb), and 2 b r cos psi =
+  // z^2 - (1 - b^2 - r^2) gives
+  //   P(G_n) = (1 + r^2 - b^2) M_n - M_{n+2},
+  // which rounds terms up to ~50 times smaller than the paper's form below
+  // (and than s_2's, LowOrderTerms) where r > 1 next to b = r: 5.5e-14
+  // there in those forms (with M_2, M_3 from their closed forms), 2e-16 in
+  // this one. Elsewhere the two are as accurate (~1e-15 for k^2 from 0.3 to
+  // 1/2; terms below 0.2 ulp of 1 for r < 1/2), and the paper's needs no
+  // series for n_max <= 3.
+  const bool low_k = !g.inside && g.k2 < 0.3 && r > 0.5;
+  if (n_max < 2 || (n_max < 3 && !low_k)) return;
 
   // s_n = -P(G_n), n >= 3, from M_n (sec. 7).
-  double m[kMaxOrder + 1];
-  ComputeM(g, n_max, m);
+  double m[kMaxOrder + 3];
+  if (low_k) {
+    ComputeM(g, n_max + 2, m, 2);
+  } else {
+    ComputeM(g, n_max, m);
+  }
+  const double one_plus_r2_minus_b2 = 1 + (r - b) * (r + b);
+  if (low_k) {
+    // s_2 and its derivatives as s_n's below (which hold for n = 2): the
+    // derivatives from eta (LowOrderTerms) cancel as its value does (6e-15
+    // at b = 2.5, r = 3 against 1e-15). Not d/db for b < 1/2, where the 1/b
+    // of this form multiplies its rounding (nearly full occultations with r
+    // next to 1: 3e-8 relative at b = 2e-9, r = 1 + 1e-9).
+    s[2] = -(one_plus_r2_minus_b2 * m[2] - m[4]);
+    ds_dr[2] = -2 * r * (4 * m[2] - 2 * m[0]);
+    if (b >= 0.5) {
+      ds_db[2] = -2 / b *
+                 ((r * r + b * b) * (m[2] - m[0]) +
+                  ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[0]);
+    }
+  }
+  if (n_max < 3) return;
   const double a = (1 - r) * (1 + r) - b * b;
   const double c = -g.one_minus_bmr2 * g.one_minus_bpr2;
   // For small b (inside the disk), dP/db without the 1/b, from the N_n
@@ -495,7 +590,8 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   }
   for (int n = 3; n <= n_max; ++n) {
     const double p =
-        2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]);
+        low_k ? one_plus_r2_minus_b2 * m[n] - m[n + 2]
+              : 2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]);
     s[n] = -p;
     ds_dr[n] = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
     if (small_b) {
@@ -528,13 +624,14 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
     return {NaN(), NaN(), NaN()};
   }
   double ds_db[kMaxOrder + 1], ds_dr[kMaxOrder + 1];
-  SolutionVector(b, r, order, s, ds_db, ds_dr);
+  double deficit[2];
+  SolutionVector(b, r, order, s, ds_db, ds_dr, deficit);
   // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
   // transit, and no cancellation against 1 for shallow transits.
-  double blocked = (s[0] - kPi) * g[0];
+  double blocked = deficit[0] * g[0];
   double fb = ds_db[0] * g[0], fr = ds_dr[0] * g[0];
   for (int k = 1; k <= order; ++k) {
-    blocked += (k == 1 ? s[1] - 2 * kPi / 3 : s[k]) * g[k];
+    blocked += (k == 1 ? deficit[1] : s[k]) * g[k];
     fb += ds_db[k] * g[k];
     fr += ds_dr[k] * g[k];
   }
@@ -568,7 +665,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
   o.ok = out || (generic && geo.kc > 0 && cel.converged);
   // F - 1 as in LightCurvePoint: exactly 0 out of transit.
   const double blocked =
-      (low.s[0] - kPi) * g[0] + (low.s[1] - 2 * kPi / 3) * g[1] + low.s[2] * g[2];
+      low.deficit[0] * g[0] + low.deficit[1] * g[1] + low.s[2] * g[2];
   const double fb = low.ds_db[0] * g[0] + low.ds_db[1] * g[1] + low.ds_db[2] * g[2];
   const double fr = low.ds_dr[0] * g[0] + low.ds_dr[1] * g[1] + low.ds_dr[2] * g[2];
   o.flux = {out ? 0.0 : blocked / norm, out ? 0.0 : fb / norm, out ? 0.0 : fr / norm};

@@ -2,6 +2,7 @@
 // variant like kepler_solve_cpu_loops.cc (per_isa_cc_library), with
 // JAXEXT_ISA_NAMESPACE naming its entry point's namespace and
 // JAXEXT_MATH_NAMESPACE giving its copy of the math symbols of its own.
+#include <cmath>
 #include <cstddef>
 
 #include "jaxlib_ext/limb_dark/limb_dark.h"
@@ -50,6 +51,14 @@ template <typename T>
 void LowOrderLoop(const double* g, int order, double norm, const T* b,
                   const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t n) {
   const double g3[3] = {g[0], order >= 1 ? g[1] : 0.0, order >= 2 ? g[2] : 0.0};
+  // A law with NaN or inf in it makes every point NaN, out of transit too:
+  // the vectorised path returns 0 there without reading g, the scalar one
+  // does not.
+  if (!(std::isfinite(norm) && std::isfinite(g3[0]) && std::isfinite(g3[1]) &&
+        std::isfinite(g3[2]))) {
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    return;
+  }
   constexpr size_t kBlock = 256;
   double f[kBlock], fb[kBlock], fr[kBlock], s0[kBlock], s1[kBlock], s2[kBlock];
   bool ok[kBlock];
