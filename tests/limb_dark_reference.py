@@ -23,6 +23,19 @@ def _intensity(u, rho):
   return 1 - sum(un * (1 - mu) ** (n + 1) for n, un in enumerate(u))
 
 
+def _arc(b, r, rho):
+  """The length of the circle of radius rho (centred on the star) inside the
+  disk of radius r at separation b, all mpf."""
+  if b == 0:
+    return 2 * mp.pi * rho if rho < r else mp.mpf(0)
+  c = (rho * rho + b * b - r * r) / (2 * rho * b)
+  if c >= 1:
+    return mp.mpf(0)
+  if c <= -1:
+    return 2 * mp.pi * rho
+  return 2 * rho * mp.acos(c)
+
+
 def flux_minus_one(u, b, r):
   """F - 1 at (b, r) for the law with coefficients u (mpf or float), as mpf."""
   with mp.workdps(_DPS):
@@ -30,14 +43,7 @@ def flux_minus_one(u, b, r):
     u = [mp.mpf(x) for x in u]
 
     def arc(rho):
-      if b == 0:
-        return 2 * mp.pi * rho if rho < r else mp.mpf(0)
-      c = (rho * rho + b * b - r * r) / (2 * rho * b)
-      if c >= 1:
-        return mp.mpf(0)
-      if c <= -1:
-        return 2 * mp.pi * rho
-      return 2 * rho * mp.acos(c)
+      return _arc(b, r, rho)
 
     cuts = sorted({x for x in (abs(b - r), b + r) if 0 < x < 1})
     blocked = mp.quad(lambda x: _intensity(u, x) * arc(x), [0] + cuts + [1])
@@ -58,14 +64,7 @@ def blocked_terms(b, r, n_max=6):
     b, r = abs(mp.mpf(b)), mp.mpf(r)
 
     def arc(rho):
-      if b == 0:
-        return 2 * mp.pi * rho if rho < r else mp.mpf(0)
-      c = (rho * rho + b * b - r * r) / (2 * rho * b)
-      if c >= 1:
-        return mp.mpf(0)
-      if c <= -1:
-        return 2 * mp.pi * rho
-      return 2 * rho * mp.acos(c)
+      return _arc(b, r, rho)
 
     # The arc vanishes below b - r and above b + r: only [lo, hi] is
     # integrated, split where the integrand has kinks.
