@@ -86,28 +86,25 @@ def _kernel_jvp(with_s, primals, tangents):
   out = _kernel(u, b, r, with_s)
   # Second derivatives, numerically (see _fd_step): central differences of
   # every output in b and r (s's trailing axis broadcast), and of the first
-  # three in u, one coefficient at a time (s does not depend on u). Each is
-  # taken from the primal alone and multiplied by its tangent, so that the
-  # tangent stays linear in (du, db, dr) and reverse mode transposes it.
-  def along(x_b, x_r, x_u):
-    return _kernel(x_u, x_b, x_r, with_s)
+  # three in u, one coefficient at a time (s does not depend on u, so those
+  # calls leave it out). Each is taken from the primal alone and multiplied
+  # by its tangent, so that the tangent stays linear in (du, db, dr) and
+  # reverse mode transposes it.
+  def per_point(t, x):  # t, of b's shape, against an output x (s: one axis more)
+    return t[..., None] if x.ndim > t.ndim else t
 
   def central(plus, minus, eps):
-    return [(p - m) / (eps[..., None] if p.ndim > eps.ndim else eps) / 2
-            for p, m in zip(plus, minus)]
-
-  def scaled(d, t):
-    return [x * (t[..., None] if x.ndim > t.ndim else t) for x in d]
+    return [(p - m) / (2 * per_point(eps, p)) for p, m in zip(plus, minus)]
 
   eps_b, eps_r = _fd_step(b), _fd_step(r)
-  d_b = central(along(b + eps_b, r, u), along(b - eps_b, r, u), eps_b)
-  d_r = central(along(b, r + eps_r, u), along(b, r - eps_r, u), eps_r)
-  tangent = [x + y for x, y in zip(scaled(d_b, db), scaled(d_r, dr))]
+  d_b = central(_kernel(u, b + eps_b, r, with_s), _kernel(u, b - eps_b, r, with_s), eps_b)
+  d_r = central(_kernel(u, b, r + eps_r, with_s), _kernel(u, b, r - eps_r, with_s), eps_r)
+  tangent = [x * per_point(db, x) + y * per_point(dr, y) for x, y in zip(d_b, d_r)]
   eps_u = _fd_step(jnp.zeros((), u.dtype))
   trailing = (1,) * (b.ndim - (u.ndim - 1))
   for j in range(u.shape[-1]):
     step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
-    plus, minus = along(b, r, u + step)[:3], along(b, r, u - step)[:3]
+    plus, minus = _kernel(u + step, b, r, False)[:3], _kernel(u - step, b, r, False)[:3]
     du_j = du[..., j].reshape(du.shape[:-1] + trailing)
     for k, d_uj in enumerate(central(plus, minus, eps_u)):
       tangent[k] = tangent[k] + d_uj * du_j

@@ -360,7 +360,7 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
 // the occultor's edge inside the disk, psi in [-kappa0, kappa0] (m must hold
 // n_max + 1 values, n_max <= kMaxOrder + 2). Where k^2 < 1/2, M_n for n >=
 // n_low (2 or 4) come from the series.
-JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m, int n_low = 4) {
+JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m, int n_low) {
   const double b = g.b, r = g.r;
   const double k2 = g.k2;
   const CelBasis ed = CelP1(g.kc);
@@ -485,14 +485,13 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
 
 // s_n(b, r) and its derivatives for n = 0..n_max (n_max <= kMaxOrder), b >= 0
 // and r >= 0 finite (the caller handles anything else).
-// deficit (optional, two values): s_0 - pi and s_1 - 2 pi / 3 (minus the
+// deficit (two values): s_0 - pi and s_1 - 2 pi / 3 (minus the
 // flux the disk blocks of the first two terms; s_0 and s_1 are pi and
 // 2 pi / 3 plus these), formed without rounding to ulps of pi.
 JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
-                              double* ds_db, double* ds_dr,
-                              double* deficit = nullptr) {
+                              double* ds_db, double* ds_dr, double* deficit) {
   using namespace detail;
-  if (deficit) deficit[0] = deficit[1] = 0;
+  deficit[0] = deficit[1] = 0;
   for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = 0;
   if (r == 0 || b >= 1 + r) {  // no overlap
     s[0] = kPi;
@@ -500,10 +499,8 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
     return;
   }
   if (b <= r - 1) {  // the whole star is hidden
-    if (deficit) {
-      deficit[0] = -kPi;
-      deficit[1] = -2 * kPi / 3;
-    }
+    deficit[0] = -kPi;
+    deficit[1] = -2 * kPi / 3;
     return;
   }
   const Geometry g = MakeGeometry(b, r);
@@ -529,10 +526,8 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
     d0 = -(SegmentArea(g.kappa1, h, xc) + r * r * SegmentArea(g.kappa0, h / r, bxc / r));
     s[0] = kPi + d0;
   }
-  if (deficit) {
-    deficit[0] = d0;
-    deficit[1] = n_max >= 1 ? low.deficit[1] : 0.0;
-  }
+  deficit[0] = d0;
+  deficit[1] = n_max >= 1 ? low.deficit[1] : 0.0;
   // Crossing with k^2 < 0.3 and r > 1/2 (every r >= 1.1 among them): s_n =
   // -P(G_n), n >= 2, from M_n and M_{n+2}, all from the series. P(G_n) is
   // the integral of z^n (r^2 - b r cos psi) over the occultor's edge inside
@@ -550,11 +545,7 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
 
   // s_n = -P(G_n), n >= 3, from M_n (sec. 7).
   double m[kMaxOrder + 3];
-  if (low_k) {
-    ComputeM(g, n_max + 2, m, 2);
-  } else {
-    ComputeM(g, n_max, m);
-  }
+  ComputeM(g, low_k ? n_max + 2 : n_max, m, low_k ? 2 : 4);
   const double one_plus_r2_minus_b2 = 1 + (r - b) * (r + b);
   if (low_k) {
     // s_2 and its derivatives as s_n's below (which hold for n = 2): the
