@@ -93,7 +93,7 @@ def _worker(mode, quick):
       cases[f"{law}/{key}/value"] = (value, (u, b, r))
       cases[f"{law}/{key}/value_and_grad"] = (grad, (u, b, r))
   if mode == "one":  # the numpy peers: one thread only
-    cases.update(_numpy_peer_cases(jax, jnp, np, b, r))
+    cases.update(_numpy_peer_cases(jax, jnp, np, impls, b, r))
   # Each case timed on its own: interleaved with the others (Timer's default),
   # the value-only calls of ours and of jaxoplanet run 2x to 3x slower than
   # alone in the pinned one-thread worker (benchmarks/BENCHMARKS.md).
@@ -125,14 +125,13 @@ def _numba_threads():
   return numba.get_num_threads()
 
 
-def _numpy_peer_cases(jax, jnp, np, b, r):
+def _numpy_peer_cases(jax, jnp, np, impls, b, r):
   """Value-only cases of batman and PyTransit (light_curve_peers.py), with
   ours and exoplanet-core on the same inputs: every point at r = FIXED_R for
   batman and RoadRunner, which take one radius per call, and PyTransit's
   exact model with a radius per point."""
   import light_curve_peers as peers
 
-  impls = _cases(jax, jnp)
   u = jnp.asarray(U_QUADRATIC)
   u_np = np.asarray(U_QUADRATIC)
   b_np, r_np = np.asarray(b), np.asarray(r)
