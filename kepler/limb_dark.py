@@ -18,11 +18,14 @@ from kepler import _ffi
 from kepler._ffi import elementwise
 from kepler._ffi import partition
 
-__all__ = ["light_curve", "MAX_ORDER"]
+__all__ = ["light_curve", "MAX_ORDER", "MAX_CROSSING_RADIUS"]
 
 _TARGET = _ffi.target("limb_dark")
 # The most coefficients u the op takes (limb_dark.h, kMaxOrder).
 MAX_ORDER = _ffi.constant("LIMB_DARK_MAX_ORDER")
+# The largest occultor whose limb may cross the disk (limb_dark.h,
+# kMaxCrossingRadius): beyond it, |b - r| < 1 gives NaN.
+MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -174,8 +177,9 @@ def light_curve(u, b, r, *, order=None):
     (integers promote like jnp.sin). Computed in float64 inside the kernel
     for both float32 and float64, then rounded.
 
-  Elements with r < 0, or NaN or +-inf in b or r, are NaN; NaN or inf in u
-  makes every element NaN. Differentiable in u, b and r (first derivatives
+  Elements with r < 0, or NaN or +-inf in b or r, or an occultor larger than
+  MAX_CROSSING_RADIUS (1e6) across the limb (|b - r| < 1), are NaN; NaN or
+  inf in u makes every element NaN. Differentiable in u, b and r (first derivatives
   analytic, from the kernel; higher orders by central differences of them);
   vmap over any argument.
 

@@ -359,9 +359,11 @@ def kepler_invalid(m, e):
 
 
 def light_curve_invalid(b, r):
-  """Where the light curve is NaN for finite u: r < 0, NaN or inf b or r."""
+  """Where the light curve is NaN for finite u: r < 0, NaN or inf b or r, an
+  occultor larger than MAX_CROSSING_RADIUS across the limb."""
   with np.errstate(invalid="ignore"):
-    return ~np.isfinite(b) | ~np.isfinite(r) | (r < 0)
+    crossing = (r > limb_dark.MAX_CROSSING_RADIUS) & (np.abs(np.abs(b) - r) < 1)
+    return ~np.isfinite(b) | ~np.isfinite(r) | (r < 0) | crossing
 
 
 def kepler_residual(op, sin_x, cos_x, m, e):
@@ -597,11 +599,13 @@ NAN_U_OUT_OF_TRANSIT = ((np.nan,), np.array([0.3, 2.0]), np.array([0.1, 0.1]))
 #    the limb (|b - r| < 1): the closed form's terms grow as r^4 and cancel;
 #    the large-planet form of SolutionVector keeps them accurate.
 HUGE_PLANET_LIMB_DARKENED = ((0.4, 0.26), np.array([1e6, 1e6 + 0.5, 1e6 - 0.5]), 1e6)
-# Two found cases are known to fail and are not checked here (docs/api.md,
-# "Known inaccuracies"): three or more coefficients at r = 1 and
-# 0 < b <= 1e-16 (NaN, or -1.0000000112), and the uniform disk behind a
-# planet of radius >= 2^53 at |b - r| < 1 (0 instead of about -0.5). The
-# search's own ranges stay clear of both.
+# 3. r = 1 and 0 < b <= 1e-16: 1 + (b - r) rounded to 0 (NaN, or
+#    -1.0000000112); b below 1e-154: Heron's product underflowed (NaN).
+R_ONE_TINY_B = ((0.3, 0.2, 0.1), np.array([1e-17, 1e-16, 1e-100, 1e-170, 5e-324]), 1.0)
+# 4. The uniform disk behind a planet of radius >= 2^53, where 1 + r rounds to
+#    r: 0 at |b - r| < 1 (now NaN: beyond MAX_CROSSING_RADIUS), and the
+#    misses and full covers beside it.
+HUGE_PLANET_UNIFORM = ((), np.array([2.0**53, 2.0**53 + 2, 2.0**53 - 2, 2.0**54, 2.0**52]), 2.0**53)
 
 
 class LightCurveFuzzTest(absltest.TestCase):
@@ -625,6 +629,8 @@ class LightCurveFuzzTest(absltest.TestCase):
   @hypothesis.example(case=NAN_U_OUT_OF_TRANSIT)
   @hypothesis.example(case=([0.1, np.inf], np.array([2.0, 1.1]), 0.1))
   @hypothesis.example(case=HUGE_PLANET_LIMB_DARKENED)
+  @hypothesis.example(case=R_ONE_TINY_B)
+  @hypothesis.example(case=HUGE_PLANET_UNIFORM)
   @hypothesis.example(case=((np.nan,) * 3, np.array([0.3, 2.0]), np.array([0.1, 0.1])))
   @hypothesis.example(case=((0.4, 0.26), np.array([0.0, 0.1, 0.9, 1.1, 0.5, -0.5, 1e300, 5e-324]),
                             np.array([0.1, 0.1, 0.1, 0.1, 0.5, 0.5, 1e300, 0.0])))

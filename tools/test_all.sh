@@ -5,6 +5,7 @@
 # tools/build_wheels.sh and the Python tests run against them in fresh
 # virtualenvs next to a pip-installed jax (3.14 and 3.15 in the sid root);
 # the aarch64 build under qemu (tools/arm64/test.sh);
+# every C++ test under AddressSanitizer and UndefinedBehaviorSanitizer;
 # the CUDA build (compile only), the old-glibc run, the embedding workspace,
 # buildifier, and the byte-for-byte reproducibility of the wheels.
 #
@@ -62,6 +63,11 @@ default_leg() {  # everything Bazel tests, for the default Python
     bazel test //tests:limb_dark_peers_test
 }
 
+sanitize_leg() {  # the C++ tests alone, built by the host's gcc (.bazelrc)
+  HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON bazel test --config=sanitize --build_tests_only \
+    --test_lang_filters=cc //...
+}
+
 cuda_leg() {
   export HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON
   # Every target, the *_gpu tests included (this fetches the pinned toolkit
@@ -77,6 +83,8 @@ old_glibc_leg() {  # both wheels' modules
 
 leg "buildifier: Bazel files formatted" tools/buildifier_check.sh
 leg "Python $DEFAULT_PYTHON: bazel test //... (Bazel 4.2.3, WORKSPACE)" default_leg
+leg "sanitizers: every C++ test under ASan + UBSan (handlers driven on adversarial calls)" \
+  sanitize_leg
 leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
 leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
   bash tools/build_wheels.sh "$dist"

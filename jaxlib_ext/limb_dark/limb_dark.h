@@ -33,6 +33,11 @@ inline namespace JAXEXT_MATH_NAMESPACE {
 // alternate in sign), and the kernels keep per-element arrays of N + 1.
 constexpr int kMaxOrder = 32;
 
+// An occultor larger than this whose limb crosses the disk gives NaN: the
+// solution vector's terms cancel to about r * 1e-17 (1e-12 at r = 1e5, 0.2
+// at r = 1e15 with six coefficients).
+constexpr double kMaxCrossingRadius = 1e6;
+
 constexpr double kPi = 3.14159265358979323846;
 
 namespace detail {
@@ -240,7 +245,12 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Geometry MakeGeometry(double b, double r) {
   Geometry g;
   g.b = b;
   g.r = r;
-  g.one_minus_bmr2 = (1 - (b - r)) * (1 + (b - r));
+  // 1 - (b - r)^2 = (1 + b - r)(1 - b + r), each factor rounded once where
+  // it is small: 1 - r is exact for r in [0.5, 2], b - r for b in [r/2, 2r]
+  // (r = 1, b = 1e-17: 1 + (b - r) would round to 0).
+  const double one_plus_bmr = r <= 2 ? (1 - r) + b : 1 + (b - r);
+  const double one_minus_bmr = b <= 2 ? (1 - b) + r : 1 - (b - r);
+  g.one_minus_bmr2 = one_plus_bmr * one_minus_bmr;
   // Kahan's product for Heron's formula, sides sorted x >= y >= z (sec. 2.4):
   // q = (1 + b + r)(b + r - 1)(1 + b - r)(1 - b + r)
   //   = (1 - (b - r)^2) ((b + r)^2 - 1),
@@ -263,6 +273,21 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Geometry MakeGeometry(double b, double r) {
   g.kappa0 = g.inside ? kPi : kappa0;
   g.kappa1 = g.inside ? 0.0 : kappa1;  // not used inside
   return g;
+}
+
+// Below this, b is taken as 0: F is even in b and smooth there (at r = 1,
+// F(b) - F(0) ~ b^1.5), far below F's rounding, while Heron's product, of
+// order b^2 r^2, would underflow (r = 1, b = 1e-170: NaN).
+constexpr double kTinyB = 1e-50;
+
+// b >= 1 + r (the occultor misses the disk) and b <= r - 1 (it hides the
+// whole disk), decided without rounding 1 + r or r - 1 (which are r itself
+// from r = 2^53 on): b - r and r - b are exact where they decide.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool NoOverlap(double b, double r) {
+  return r >= 1 ? b - r >= 1 : b >= 1 + r;
+}
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool DiskHidden(double b, double r) {
+  return r <= 2 ? b <= r - 1 : r - b >= 1;
 }
 
 // The arguments (p, a, b) of the one cel with p != 1 in the generic Lambda,
@@ -493,12 +518,12 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   using namespace detail;
   deficit[0] = deficit[1] = 0;
   for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = 0;
-  if (r == 0 || b >= 1 + r) {  // no overlap
+  if (r == 0 || NoOverlap(b, r)) {
     s[0] = kPi;
     if (n_max >= 1) s[1] = 2 * kPi / 3;
     return;
   }
-  if (b <= r - 1) {  // the whole star is hidden
+  if (DiskHidden(b, r)) {
     deficit[0] = -kPi;
     deficit[1] = -2 * kPi / 3;
     return;
@@ -610,7 +635,9 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
                                double norm, double* s) {
   using namespace detail;
   b = Abs(b);
-  if (!(r >= 0) || !IsFinite(b) || !IsFinite(r)) {
+  if (b < kTinyB) b = 0;
+  const bool unsupported = r > kMaxCrossingRadius && !NoOverlap(b, r) && !DiskHidden(b, r);
+  if (!(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
     for (int k = 0; k <= order; ++k) s[k] = NaN();
     return {NaN(), NaN(), NaN()};
   }
@@ -626,7 +653,9 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
     fb += ds_db[k] * g[k];
     fr += ds_dr[k] * g[k];
   }
-  return {blocked / norm, fb / norm, fr / norm};
+  const double value = blocked / norm;
+  if (value != value) return {value, value, value};  // NaN: no derivatives either
+  return {value, fb / norm, fr / norm};
 }
 
 // LightCurvePoint for laws of at most two coefficients (g[0..2], zero past
@@ -645,8 +674,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
   using namespace detail;
   b = Abs(b);
   const bool finite = b - b == 0 && r - r == 0;  // no NaN, no inf
-  const bool out = finite && r >= 0 && b >= 1 + r;
-  const bool generic = r > 0 && r <= 1 && b > 0 && b != r && b < 1 + r;
+  const bool out = finite && r >= 0 && NoOverlap(b, r);
+  const bool generic = r > 0 && r <= 1 && b >= kTinyB && b != r && b < 1 + r;
   // Points that are not generic run the same code on stand-in values.
   const Geometry geo = MakeGeometry(generic ? b : 0.5, generic ? r : 0.25);
   const CelArgs args = ThirdCelArgs(geo);

@@ -3,6 +3,7 @@
 // XLA's thread pool, one run per row of u.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "jaxlib_ext/constants.h"
 #include "jaxlib_ext/cpu/cpu_isa.h"
@@ -17,8 +18,11 @@
 namespace jaxext {
 namespace limb_dark {
 
-// kepler.limb_dark.MAX_ORDER.
+// kepler.limb_dark.MAX_ORDER and MAX_CROSSING_RADIUS.
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_ORDER, kMaxOrder);
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_CROSSING_RADIUS, static_cast<int64_t>(kMaxCrossingRadius));
+static_assert(kMaxCrossingRadius == static_cast<int64_t>(kMaxCrossingRadius),
+              "exported as an integer");
 
 namespace {
 
