@@ -653,7 +653,11 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
     fb += ds_db[k] * g[k];
     fr += ds_dr[k] * g[k];
   }
-  const double value = blocked / norm;
+  // A hidden disk: exactly -1 (NaN without a normalisation), not the
+  // rounding of -pi g_0 - 2 pi g_1 / 3 against norm, which differs by a few
+  // ulps of |g_0| + |g_1| where a compiler fuses one sum and not the other
+  // (beyond 1e-15 with 32 coefficients, seen on aarch64).
+  const double value = DiskHidden(b, r) ? -norm / norm : blocked / norm;
   if (value != value) return {value, value, value};  // NaN: no derivatives either
   return {value, fb / norm, fr / norm};
 }
