@@ -115,6 +115,12 @@ class Call {
   void AddScalar(const std::string& name, XLA_FFI_DataType dtype, int64_t value);
 };
 
+// "float32" or "float64": T's name for a message.
+template <typename T>
+const char* TypeName() {
+  return sizeof(T) == 4 ? "float32" : "float64";
+}
+
 // "1.23e-15": a number for a message.
 std::string Num(double x);
 // "(2,3)": a shape for a message.

@@ -36,16 +36,12 @@ using testing::Num;
 using testing::Outcome;
 using testing::PoolMode;
 using testing::SameBytes;
+using testing::TypeName;
 using testing::ShapeName;
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 Checks g_checks;
-
-template <typename T>
-const char* TypeName() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
 
 // M - (E - e sin E) reduced to (-pi, pi].
 double Residual(double m, double e, double sin_e, double cos_e) {

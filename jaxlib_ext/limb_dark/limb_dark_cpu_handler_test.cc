@@ -41,6 +41,7 @@ using testing::Num;
 using testing::Outcome;
 using testing::PoolMode;
 using testing::SameBytes;
+using testing::TypeName;
 using testing::ShapeName;
 
 Checks g_checks;
@@ -49,11 +50,6 @@ Checks g_checks;
 // rounding (absolute: about 1e-16, at most 6e-16 with 6 coefficients, r <=
 // 1e-20 next to b = 0; the accuracy bound is 1e-15).
 constexpr double kFluxSlack = 1e-15;
-
-template <typename T>
-const char* TypeName() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
 
 // The handler's four outputs for b of shape `dims` and a law of `order`
 // coefficients (s: b's shape + (order + 1,), or empty).
