@@ -603,8 +603,8 @@ HUGE_PLANET_LIMB_DARKENED = ((0.4, 0.26), np.array([1e6, 1e6 + 0.5, 1e6 - 0.5]),
 #    -1.0000000112); b below 1e-154: Heron's product underflowed (NaN).
 R_ONE_TINY_B = ((0.3, 0.2, 0.1), np.array([1e-17, 1e-16, 1e-100, 1e-170, 5e-324]), 1.0)
 # 4. The uniform disk behind a planet of radius >= 2^53, where 1 + r rounds to
-#    r: 0 at |b - r| < 1 (now NaN: beyond MAX_CROSSING_RADIUS), and the
-#    misses and full covers beside it.
+#    r: 0 was returned at |b - r| < 1 (NaN there: beyond MAX_CROSSING_RADIUS),
+#    and the misses and full covers beside it.
 HUGE_PLANET_UNIFORM = ((), np.array([2.0**53, 2.0**53 + 2, 2.0**53 - 2, 2.0**54, 2.0**52]), 2.0**53)
 
 

@@ -636,7 +636,8 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   using namespace detail;
   b = Abs(b);
   if (b < kTinyB) b = 0;
-  const bool unsupported = r > kMaxCrossingRadius && !NoOverlap(b, r) && !DiskHidden(b, r);
+  const bool hidden = DiskHidden(b, r);
+  const bool unsupported = r > kMaxCrossingRadius && !NoOverlap(b, r) && !hidden;
   if (!(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
     for (int k = 0; k <= order; ++k) s[k] = NaN();
     return {NaN(), NaN(), NaN()};
@@ -657,7 +658,7 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   // rounding of -pi g_0 - 2 pi g_1 / 3 against norm, which differs by a few
   // ulps of |g_0| + |g_1| where a compiler fuses one sum and not the other
   // (beyond 1e-15 with 32 coefficients, seen on aarch64).
-  const double value = DiskHidden(b, r) ? -norm / norm : blocked / norm;
+  const double value = hidden ? -norm / norm : blocked / norm;
   if (value != value) return {value, value, value};  // NaN: no derivatives either
   return {value, fb / norm, fr / norm};
 }

@@ -101,8 +101,8 @@ double UniformReference(double b_in, double r_in) {
   if (b - r >= 1) return 0;
   if (r - b >= 1) return -1;
   if (b + r <= 1) return static_cast<double>(-r * r);
-  LD x = std::max({b, r, LD(1)}), z = std::min({b, r, LD(1)});
-  LD y = b + r + 1 - x - z;
+  const LD x = std::max({b, r, LD(1)}), z = std::min({b, r, LD(1)});
+  const LD y = std::max(std::min(b, r), std::min(std::max(b, r), LD(1)));  // the middle side
   const LD q = (x + (y + z)) * (z - (x - y)) * (z + (x - y)) * (x + (y - z));
   const LD area = 0.25L * std::sqrt(std::max(q, LD(0)));
   const LD k0 = std::atan2(4 * area, (r - 1) * (r + 1) + b * b);
