@@ -12,51 +12,43 @@ import jax.numpy as jnp
 
 from kepler import _ffi
 from kepler._ffi import elementwise
+from kepler._ffi import jvp
 from kepler._ffi import partition
 
 _TARGET = _ffi.target("kepler_solve")
 
 
-def _call(true_anomaly):
-  def call(m, e):
-    # Partitioned elementwise on many devices (kepler/_ffi/partition.py).
-    return tuple(partition.call(_TARGET, (m, e), out_trailing=((), ()),
-                                 attrs=(("true_anomaly", true_anomaly),)))
-  return call
+def _call(m, e, true_anomaly):
+  # Partitioned elementwise on many devices (kepler/_ffi/partition.py);
+  # differentiated by the handler's own JVP form (kepler/_ffi/jvp.py).
+  return tuple(partition.call(_TARGET, (m, e), out_trailing=((), ()),
+                              attrs=(("true_anomaly", true_anomaly),)))
 
 
-@jax.custom_jvp
-def _eccentric(m, e):
-  return _call(False)(m, e)
+def _tangent(x, y, dx, attrs):
+  """The results' tangents (d sin, d cos) for the operands' tangents (dM, de):
+  what the handler's JVP form computes (jaxlib_ext/kepler_solve/kepler_solve.h,
+  SolveEccentricJvp and SolveTrueJvp), in jnp, for reverse mode and GPUs."""
+  (_, e), (sin_x, cos_x), (dm, de) = x, y, dx
+  # The tangent is d_angle = dM a + de b with a and b functions of the values
+  # alone: in reverse mode they are computed once, with the values, and the
+  # backward pass is products.
+  if attrs["true_anomaly"]:
+    # 1 - e^2 and 1 + e cos f without cancellation as e -> 1 (and cos f -> -1).
+    one_minus_e2 = (1 - e) * (1 + e)
+    ecos = _one_plus_e_cos(e, sin_x, cos_x)
+    # df/dM = (1 + e cos f)^2 / (1 - e^2)^(3/2); df/de = sin f (2 + e cos f) / (1 - e^2).
+    d_dm = ecos * ecos / (one_minus_e2 * jnp.sqrt(one_minus_e2))
+    d_de = sin_x * (1 + ecos) / one_minus_e2
+  else:
+    # Implicit differentiation of M = E - e sin E.
+    d_dm = 1 / _one_minus_e_cos(e, sin_x, cos_x)
+    d_de = sin_x * d_dm
+  d_angle = dm * d_dm + de * d_de
+  return cos_x * d_angle, -sin_x * d_angle
 
 
-@_eccentric.defjvp
-def _eccentric_jvp(primals, tangents):
-  m, e = primals
-  dm, de = tangents
-  sin_e, cos_e = _eccentric(m, e)
-  # Implicit differentiation of M = E - e sin E.
-  d_ecc_anom = (dm + sin_e * de) / _one_minus_e_cos(e, sin_e, cos_e)
-  return (sin_e, cos_e), (cos_e * d_ecc_anom, -sin_e * d_ecc_anom)
-
-
-@jax.custom_jvp
-def _true(m, e):
-  return _call(True)(m, e)
-
-
-@_true.defjvp
-def _true_jvp(primals, tangents):
-  m, e = primals
-  dm, de = tangents
-  sin_f, cos_f = _true(m, e)
-  # 1 - e^2 and 1 + e cos f without cancellation as e -> 1 (and cos f -> -1).
-  one_minus_e2 = (1 - e) * (1 + e)
-  ecos = _one_plus_e_cos(e, sin_f, cos_f)
-  # df/dM = (1 + e cos f)^2 / (1 - e^2)^(3/2); df/de = sin f (2 + e cos f) / (1 - e^2).
-  d_true_anom = (dm * ecos * ecos / (one_minus_e2 * jnp.sqrt(one_minus_e2))
-                 + de * sin_f * (1 + ecos) / one_minus_e2)
-  return (sin_f, cos_f), (cos_f * d_true_anom, -sin_f * d_true_anom)
+jvp.register(_TARGET, _tangent)
 
 
 def _one_minus_e_cos(e, sin_x, cos_x):
@@ -102,7 +94,7 @@ def solve(mean_anomaly, eccentricity):
     ValueError: shapes that do not broadcast.
   """
   m, e, dtype = _prepare("solve", mean_anomaly, eccentricity)
-  sin_e, cos_e = _eccentric(m, e)
+  sin_e, cos_e = _call(m, e, False)
   return sin_e.astype(dtype), cos_e.astype(dtype)
 
 
@@ -116,5 +108,5 @@ def true_anomaly(mean_anomaly, eccentricity):
     (sin f, cos f).
   """
   m, e, dtype = _prepare("true_anomaly", mean_anomaly, eccentricity)
-  sin_f, cos_f = _true(m, e)
+  sin_f, cos_f = _call(m, e, True)
   return sin_f.astype(dtype), cos_f.astype(dtype)

@@ -225,6 +225,135 @@ class NearParabolicDerivativeTest(parameterized.TestCase):
             f"{w[worst]!r})")
 
 
+class FusedJvpTest(parameterized.TestCase):
+  """The handler's JVP form (kepler/_ffi/jvp.py) under every transformation.
+
+  Forward mode runs one handler call that returns values and tangents;
+  reverse mode, checkpointing, control flow and higher orders split it into
+  the plain call and jnp tangent arithmetic. Each path is checked against
+  mpmath's derivatives (random points over the whole valid region) or
+  against another path, and the fused call's values against the plain call.
+  """
+
+  def _points(self, n=40, seed=3):
+    rng = np.random.default_rng(seed)
+    m = rng.uniform(-20, 20, n).astype(FLOAT)
+    # e over [0, 1): uniform, and 1 - 10^-k near 1 (k up to 5 in float64).
+    k = 5 if x64_mode.X64 else 3
+    e = np.where(np.arange(n) % 2 == 0, rng.uniform(0, 1, n),
+                 1 - 10.0 ** -rng.uniform(1, k, n)).astype(FLOAT)
+    dm = rng.normal(size=n).astype(FLOAT)
+    de = rng.normal(size=n).astype(FLOAT)
+    return m, e, dm, de
+
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{op}", op=op, derivatives=derivatives)
+      for op, derivatives in [
+          ("solve", mpmath_reference.eccentric_anomaly_derivatives),
+          ("true_anomaly", mpmath_reference.true_anomaly_derivatives)])
+  def test_forward_and_reverse_against_mpmath(self, op, derivatives):
+    fn = OPS[op][0]
+    m, e, dm, de = self._points()
+    d_sin_dm, d_cos_dm, d_sin_de, d_cos_de = derivatives(_exact(m), _exact(e))
+    want = (d_sin_dm * dm + d_sin_de * de, d_cos_dm * dm + d_cos_de * de)
+    scale = np.hypot(np.hypot(d_sin_dm, d_cos_dm) * dm, np.hypot(d_sin_de, d_cos_de) * de) + 1
+    bound = {"float64": 2e-13, "float32": 2e-5}[FLOAT.name]
+    values, fused = jax.jit(lambda *a: jax.jvp(fn, a[:2], a[2:]))(m, e, dm, de)
+    plain = fn(m, e)
+    for k in range(2):
+      np.testing.assert_array_equal(values[k], plain[k])  # the same kernel, bitwise
+    _, vjp = jax.vjp(fn, m, e)
+    rev = [vjp((dm * 0 + (k == 0), dm * 0 + (k == 1))) for k in range(2)]
+    reverse = [rev[k][0] * dm + rev[k][1] * de for k in range(2)]
+    for mode, got in (("jvp", fused), ("vjp", reverse)):
+      for k in range(2):
+        err = np.abs(np.asarray(got[k], np.float64) - want[k]) / scale
+        worst = int(np.argmax(err))
+        self.assertLessEqual(err[worst], bound,
+                             f"{op} {mode} output {k}: {err[worst]:.3g} at M={m[worst]!r}, "
+                             f"e={e[worst]!r}")
+
+  def test_forward_mode_is_one_handler_call(self):
+    m, e, dm, de = self._points(8)
+    for fn in (kepler.solve, kepler.true_anomaly):
+      hlo = jax.jit(lambda *a, fn=fn: jax.jvp(fn, a[:2], a[2:])).lower(m, e, dm, de).as_text()
+      calls = [line for line in hlo.splitlines() if "custom_call @kepler_solve" in line]
+      self.assertLen(calls, 1, hlo)
+      # Four operands: the values' and the tangents'.
+      self.assertRegex(calls[0], r"@kepler_solve\((%[\w#]+, ){3}%[\w#]+\)")
+
+  def test_gpu_lowering_keeps_the_plain_call(self):
+    # The JVP form is the CPU handler's: lowered for CUDA (no GPU needed),
+    # the JVP is the two-operand call plus XLA arithmetic.
+    m, e, dm, de = self._points(8)
+    for fn in (kepler.solve, kepler.true_anomaly):
+      traced = jax.jit(lambda *a, fn=fn: jax.jvp(fn, a[:2], a[2:])).trace(m, e, dm, de)
+      calls = [line for line in traced.lower(lowering_platforms=("cuda",)).as_text().splitlines()
+               if "custom_call @kepler_solve" in line]
+      self.assertLen(calls, 1)
+      self.assertRegex(calls[0], r"@kepler_solve\(%[\w#]+, %[\w#]+\)")
+
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{op}", op=op) for op in OPS)
+  def test_every_path_agrees(self, op):
+    fn = OPS[op][0]
+    m, e, dm, de = self._points(12)
+    m, e, dm, de = (jnp.asarray(a) for a in (m, e, dm, de))
+    _, (ds, dc) = jax.jvp(fn, (m, e), (dm, de))
+    rtol = {"float64": 1e-13, "float32": 1e-5}[FLOAT.name]
+
+    def check(name, got, want):
+      np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(jnp.max(jnp.abs(want))),
+                                 err_msg=name)
+
+    # d/dM of sum(sin * w), by each path, against the fused JVP.
+    w = jnp.linspace(0.5, 1.5, m.shape[0], dtype=FLOAT)
+    loss = lambda a, b: jnp.sum(fn(a, b)[0] * w)
+    _, d_sin_dm = jax.jvp(lambda a: fn(a, e)[0], (m,), (jnp.ones_like(m),))
+    want = d_sin_dm * w
+    check("grad", jax.grad(loss)(m, e), want)
+    check("jit(grad)", jax.jit(jax.grad(loss))(m, e), want)
+    for policy in (None, jax.checkpoint_policies.nothing_saveable,
+                   jax.checkpoint_policies.everything_saveable):
+      check(f"checkpoint {policy}", jax.grad(jax.checkpoint(loss, policy=policy))(m, e), want)
+    scanned = lambda a: jax.lax.scan(lambda c, x: (c + fn(x[0], x[1])[0] * x[2], None), 0.0,
+                                     (a, e, w))[0]
+    check("scan", jax.grad(scanned)(m), want)
+    check("linearize", jax.linearize(lambda a: fn(a, e)[0], m)[1](jnp.ones_like(m)), d_sin_dm)
+    check("jacfwd", jnp.diag(jax.jacfwd(lambda a: fn(a, e)[0])(m)), d_sin_dm)
+    check("jacrev", jnp.diag(jax.jacrev(lambda a: fn(a, e)[0])(m)), d_sin_dm)
+    # vmap of the JVP call: values and tangents batched, and tangents only.
+    both = jax.vmap(lambda a, b, da, db: jax.jvp(fn, (a, b), (da, db))[1])(
+        jnp.stack([m, m]), jnp.stack([e, e]), jnp.stack([dm, dm]), jnp.stack([de, de]))
+    check("vmap", both[0][1], ds)
+    only = jax.vmap(lambda da, db: jax.jvp(fn, (m, e), (da, db))[1], in_axes=(0, None))(
+        jnp.stack([dm, 2 * dm]), de)
+    check("vmap of tangents", only[0][0], ds)
+    check("vmap of tangents, second", only[0][1], ds + jax.jvp(fn, (m, e), (dm, 0 * de))[1][0])
+    # Second order: forward over forward, forward over reverse, reverse
+    # over reverse agree; and equal central differences of the JVP.
+    hess_ff = jax.jvp(lambda a: jax.jvp(lambda b: fn(b, e)[0], (a,), (dm,))[1], (m,), (dm,))[1]
+    hess_fr = jax.jvp(lambda a: jax.grad(lambda b: jnp.sum(fn(b, e)[0]))(a), (m,), (dm,))[1] * dm
+    hess_rr = jax.grad(lambda a: jnp.sum(jax.grad(lambda b: jnp.sum(fn(b, e)[0]))(a) * dm))(m) * dm
+    check("forward over reverse", hess_fr, hess_ff)
+    check("reverse over reverse", hess_rr, hess_ff)
+    h = {"float64": 1e-5, "float32": 1e-2}[FLOAT.name]
+    diff = (jax.jvp(lambda b: fn(b, e)[0], (m + h * dm,), (dm,))[1]
+            - jax.jvp(lambda b: fn(b, e)[0], (m - h * dm,), (dm,))[1]) / (2 * h)
+    fd_tol = {"float64": 1e-6, "float32": 5e-2}[FLOAT.name]
+    np.testing.assert_allclose(hess_ff, diff, rtol=0,
+                               atol=fd_tol * (1 + float(jnp.max(jnp.abs(hess_ff)))))
+
+  def test_invalid_elements_have_nan_tangents(self):
+    m = np.array([0.5, 0.5, 0.5, np.nan, np.inf, 0.5], FLOAT)
+    e = np.array([0.3, 1.0, -0.1, 0.3, 0.3, np.nan], FLOAT)
+    for fn in (kepler.solve, kepler.true_anomaly):
+      for call in (jax.jvp, jax.jit(jax.jvp, static_argnums=0)):
+        (s, c), (ds, dc) = call(fn, (m, e), (np.ones_like(m), np.ones_like(e)))
+        for x in (s, c, ds, dc):
+          np.testing.assert_array_equal(np.isnan(x), [False, True, True, True, True, True])
+
+
 class TransformTest(parameterized.TestCase):
   """jit and vmap give the same results as the plain call."""
 

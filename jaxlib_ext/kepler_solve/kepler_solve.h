@@ -518,47 +518,110 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE float NaN<float>() {
 
 }  // namespace detail
 
+namespace detail {
+
+// One element's solve before the outputs are chosen: sin E (its sign
+// restored), cos E, 1 - cos E, the sanitised eccentricity, and whether the
+// input is invalid (then the caller writes NaN).
+template <typename T>
+struct Eccentric {
+  T s, c, omc, e;
+  bool bad;
+};
+
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Eccentric<T> SolveElement(T mean_anomaly, T ecc) {
+  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
+                "T must be float or double");
+  Eccentric<T> x;
+  T m;
+  bool neg;
+  x.bad = Prepare(mean_anomaly, ecc, &m, &x.e, &neg);
+  Core(m, x.e, &x.s, &x.c, &x.omc);
+  x.s = Select(neg, -x.s, x.s);
+  return x;
+}
+
+// 1 - e cos E without cancellation as e -> 1 and E -> 0.
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE T OneMinusECos(const Eccentric<T>& x) {
+  return Fma(x.e, x.omc, T(1) - x.e);
+}
+
+// The true anomaly of a solved element: sin f and cos f, and 1 / (1 - e cos E)
+// and sqrt(1 - e^2), which its derivatives use.
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void TrueFrom(const Eccentric<T>& x, T* sin_f, T* cos_f,
+                                             T* inv_den, T* root) {
+  const T ome = T(1) - x.e;
+  const T inv = T(1) / OneMinusECos(x);
+  const T rt = Sqrt(ome * (T(1) + x.e));  // sqrt(1 - e^2)
+  T sf = rt * x.s * inv;
+  T cf = (ome - x.omc) * inv;  // (cos E - e) / (1 - e cos E)
+  // One first-order renormalisation step so that sf^2 + cf^2 = 1 to ~1 ulp.
+  const T nm1 = Fma(sf, sf, Fma(cf, cf, T(-1)));
+  const T h = T(-0.5) * nm1;
+  *sin_f = Fma(h, sf, sf);
+  *cos_f = Fma(h, cf, cf);
+  *inv_den = inv;
+  *root = rt;
+}
+
+}  // namespace detail
+
 // sin and cos of the eccentric anomaly E solving M = E - ecc sin E.
 template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentric(T mean_anomaly, T ecc, T* sin_E, T* cos_E) {
-  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
-                "T must be float or double");
-  T m, e;
-  bool neg;
-  const bool bad = detail::Prepare(mean_anomaly, ecc, &m, &e, &neg);
-  T s, c, omc;
-  detail::Core(m, e, &s, &c, &omc);
+  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
   const T nan = detail::NaN<T>();
-  s = detail::Select(neg, -s, s);
-  *sin_E = detail::Select(bad, nan, s);
-  *cos_E = detail::Select(bad, nan, c);
+  *sin_E = detail::Select(x.bad, nan, x.s);
+  *cos_E = detail::Select(x.bad, nan, x.c);
 }
 
 // sin and cos of the true anomaly f, tan(f/2) = sqrt((1+e)/(1-e)) tan(E/2).
 template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveTrue(T mean_anomaly, T ecc, T* sin_f, T* cos_f) {
-  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
-                "T must be float or double");
-  T m, e;
-  bool neg;
-  const bool bad = detail::Prepare(mean_anomaly, ecc, &m, &e, &neg);
-  T s, c, omc;
-  detail::Core(m, e, &s, &c, &omc);
-  const T ome = T(1) - e;
-  const T den = detail::Fma(e, omc, ome);  // 1 - e cos E, no cancellation
-  const T inv = T(1) / den;
-  const T rt = detail::Sqrt(ome * (T(1) + e));  // sqrt(1 - e^2)
-  T sf = rt * s * inv;
-  T cf = (ome - omc) * inv;  // (cos E - e) / (1 - e cos E)
-  // One first-order renormalisation step so that sf^2 + cf^2 = 1 to ~1 ulp.
-  const T nm1 = detail::Fma(sf, sf, detail::Fma(cf, cf, T(-1)));
-  const T h = T(-0.5) * nm1;
-  sf = detail::Fma(h, sf, sf);
-  cf = detail::Fma(h, cf, cf);
+  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
+  T sf, cf, inv, rt;
+  detail::TrueFrom(x, &sf, &cf, &inv, &rt);
   const T nan = detail::NaN<T>();
-  sf = detail::Select(neg, -sf, sf);
-  *sin_f = detail::Select(bad, nan, sf);
-  *cos_f = detail::Select(bad, nan, cf);
+  *sin_f = detail::Select(x.bad, nan, sf);
+  *cos_f = detail::Select(x.bad, nan, cf);
+}
+
+// SolveEccentric and the outputs' tangents for input tangents (dM, de) (the
+// JVP): dE = (dM + sin E de) / (1 - e cos E) (implicit differentiation of
+// M = E - e sin E), d sin E = cos E dE, d cos E = -sin E dE. Invalid inputs
+// give NaN in all four outputs.
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentricJvp(T mean_anomaly, T ecc, T d_mean_anomaly,
+                                                      T d_ecc, T* sin_E, T* cos_E, T* d_sin_E,
+                                                      T* d_cos_E) {
+  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
+  const T d_E = detail::Fma(x.s, d_ecc, d_mean_anomaly) / detail::OneMinusECos(x);
+  const T nan = detail::NaN<T>();
+  *sin_E = detail::Select(x.bad, nan, x.s);
+  *cos_E = detail::Select(x.bad, nan, x.c);
+  *d_sin_E = detail::Select(x.bad, nan, x.c * d_E);
+  *d_cos_E = detail::Select(x.bad, nan, -x.s * d_E);
+}
+
+// SolveTrue and its JVP: df = dM sqrt(1 - e^2) / (1 - e cos E)^2
+// + de sin f (2 + e cos f) / (1 - e^2), d sin f = cos f df, d cos f = -sin f df.
+template <typename T>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveTrueJvp(T mean_anomaly, T ecc, T d_mean_anomaly, T d_ecc,
+                                                 T* sin_f, T* cos_f, T* d_sin_f, T* d_cos_f) {
+  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
+  T sf, cf, inv, rt;
+  detail::TrueFrom(x, &sf, &cf, &inv, &rt);
+  const T one_minus_e2 = (T(1) - x.e) * (T(1) + x.e);
+  const T d_f = d_mean_anomaly * (rt * inv * inv) +
+                d_ecc * (sf * detail::Fma(x.e, cf, T(2)) / one_minus_e2);
+  const T nan = detail::NaN<T>();
+  *sin_f = detail::Select(x.bad, nan, sf);
+  *cos_f = detail::Select(x.bad, nan, cf);
+  *d_sin_f = detail::Select(x.bad, nan, cf * d_f);
+  *d_cos_f = detail::Select(x.bad, nan, -sf * d_f);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -4,9 +4,12 @@
 //     shapes, and one large enough to be split across the pool; both
 //     attributes): the outputs solve Kepler's equation (E - e sin E = M, and
 //     the true anomaly from E), lie on the unit circle, and do not depend on
-//     the pool (bitwise);
+//     the pool (bitwise); the JVP form (tangents in, tangents out) returns
+//     the same values bitwise and tangents equal to central differences of
+//     the plain call;
 //   - adversarial values (NaN, +-inf, e < 0, e >= 1, huge and subnormal M and
-//     e, -0): NaN exactly where docs/api.md says, finite everywhere else;
+//     e, -0): NaN exactly where docs/api.md says, finite everywhere else,
+//     tangents included;
 //   - malformed calls (shapes, dtypes, counts of arguments, results and
 //     attributes, the attribute's type and name, the execution stage): an
 //     error naming the problem, and no output written.
@@ -65,6 +68,91 @@ Solved Solve(HostBuffer& m, HostBuffer& e, bool true_anomaly, PoolMode mode, Out
                  .BoolAttr("true_anomaly", true_anomaly)
                  .Run(KeplerSolveCpu, mode);
   return out;
+}
+
+struct SolvedJvp {
+  HostBuffer sin_out, cos_out, d_sin_out, d_cos_out;
+};
+
+template <typename T>
+SolvedJvp SolveJvp(HostBuffer& m, HostBuffer& e, HostBuffer& dm, HostBuffer& de,
+                   bool true_anomaly, PoolMode mode, Outcome* outcome) {
+  SolvedJvp out{MakeBuffer<T>(m.dims(), T(7)), MakeBuffer<T>(m.dims(), T(7)),
+                MakeBuffer<T>(m.dims(), T(7)), MakeBuffer<T>(m.dims(), T(7))};
+  *outcome = Call()
+                 .Arg(m)
+                 .Arg(e)
+                 .Arg(dm)
+                 .Arg(de)
+                 .Ret(out.sin_out)
+                 .Ret(out.cos_out)
+                 .Ret(out.d_sin_out)
+                 .Ret(out.d_cos_out)
+                 .BoolAttr("true_anomaly", true_anomaly)
+                 .Run(KeplerSolveCpu, mode);
+  return out;
+}
+
+// The JVP form on valid inputs: values bitwise those of the plain call
+// (`plain`), tangents equal to central differences of the plain call along
+// (dm, de) in float64 (where the solution is smooth enough for them: 1 - e
+// cos E > 0.05), and the same on every pool mode.
+template <typename T>
+void JvpCalls(HostBuffer& m, HostBuffer& e, Solved& plain, bool true_anomaly,
+              const std::string& call, std::mt19937_64& rng) {
+  HostBuffer dm = MakeBuffer<T>(m.dims()), de = MakeBuffer<T>(m.dims());
+  std::uniform_real_distribution<double> sym(-1.0, 1.0);
+  for (size_t i = 0; i < m.count(); ++i) {
+    dm.data<T>()[i] = static_cast<T>(sym(rng));
+    de.data<T>()[i] = static_cast<T>(sym(rng));
+  }
+  Outcome outcome;
+  SolvedJvp jvp = SolveJvp<T>(m, e, dm, de, true_anomaly, PoolMode::kNone, &outcome);
+  g_checks.Expect(outcome.ok, call + " JVP: accepted", outcome.message);
+  if (!outcome.ok) return;
+  g_checks.Expect(SameBytes(jvp.sin_out, plain.sin_out) && SameBytes(jvp.cos_out, plain.cos_out),
+                  call + " JVP: values equal the plain call's (bitwise)");
+  if (sizeof(T) == 8 && m.count() > 0) {
+    // Central differences of the plain call, step h along (dm, de).
+    const double h = 1e-6;
+    HostBuffer mp = MakeBuffer<T>(m.dims()), ep = MakeBuffer<T>(m.dims());
+    HostBuffer mm = MakeBuffer<T>(m.dims()), em = MakeBuffer<T>(m.dims());
+    for (size_t i = 0; i < m.count(); ++i) {
+      const T ei = e.data<T>()[i];
+      // e +- h de stays in [0, 1) for the points compared below.
+      mp.data<T>()[i] = m.data<T>()[i] + T(h) * dm.data<T>()[i];
+      mm.data<T>()[i] = m.data<T>()[i] - T(h) * dm.data<T>()[i];
+      ep.data<T>()[i] = ei + T(h) * de.data<T>()[i];
+      em.data<T>()[i] = ei - T(h) * de.data<T>()[i];
+    }
+    Outcome o1, o2;
+    Solved plus = Solve<T>(mp, ep, true_anomaly, PoolMode::kNone, &o1);
+    Solved minus = Solve<T>(mm, em, true_anomaly, PoolMode::kNone, &o2);
+    double worst = 0;
+    size_t compared = 0;
+    for (size_t i = 0; i < m.count(); ++i) {
+      const double ei = e.data<T>()[i], ce = plain.cos_out.data<T>()[i];
+      if (ei < h || ei > 1 - 1e-2 || 1 - ei * std::fabs(ce) < 0.05) continue;
+      ++compared;
+      const double fd_s = (double(plus.sin_out.data<T>()[i]) - minus.sin_out.data<T>()[i]) / (2 * h);
+      const double fd_c = (double(plus.cos_out.data<T>()[i]) - minus.cos_out.data<T>()[i]) / (2 * h);
+      const double scale = 1 + std::fabs(fd_s) + std::fabs(fd_c);
+      worst = std::max(worst, std::max(std::fabs(fd_s - jvp.d_sin_out.data<T>()[i]),
+                                        std::fabs(fd_c - jvp.d_cos_out.data<T>()[i])) / scale);
+    }
+    g_checks.Expect(o1.ok && o2.ok && worst <= 1e-6 && (m.count() < 64 || compared * 4 >= m.count() / 3),
+                    call + " JVP: tangents equal central differences",
+                    "worst " + Num(worst) + " over " + std::to_string(compared) + " points");
+  }
+  for (PoolMode mode : testing::kAllPoolModes) {
+    Outcome again_outcome;
+    SolvedJvp again = SolveJvp<T>(m, e, dm, de, true_anomaly, mode, &again_outcome);
+    g_checks.Expect(again_outcome.ok && SameBytes(again.sin_out, jvp.sin_out) &&
+                        SameBytes(again.d_sin_out, jvp.d_sin_out) &&
+                        SameBytes(again.d_cos_out, jvp.d_cos_out),
+                    call + " JVP: " + testing::PoolModeName(mode) + " equals serial (bitwise)",
+                    again_outcome.message);
+  }
 }
 
 // Random (M, e) in the valid region: M in [-m_max, m_max], e in [0, 1) with
@@ -126,6 +214,7 @@ void ValidCalls(const std::vector<int64_t>& dims, double m_max, std::mt19937_64&
                       call + ": " + testing::PoolModeName(mode) + " equals serial (bitwise)",
                       outcome.message);
     }
+    JvpCalls<T>(m, e, first, true_anomaly, call, rng);
   }
 }
 
@@ -172,6 +261,26 @@ void AdversarialValues() {
       }
       g_checks.Expect(wrong == 0, what + ": NaN exactly where documented",
                       std::to_string(wrong) + " wrong, first " + first_wrong);
+      // The JVP form, unit tangents: all four outputs NaN exactly there.
+      HostBuffer dm = MakeBuffer<T>({n}, T(1)), de = MakeBuffer<T>({n}, T(1));
+      Outcome jvp_outcome;
+      SolvedJvp jvp = SolveJvp<T>(m, e, dm, de, true_anomaly, mode, &jvp_outcome);
+      int jvp_wrong = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const T mi = m.data<T>()[i], ei = e.data<T>()[i];
+        const bool invalid = !std::isfinite(mi) || !std::isfinite(ei) || ei < 0 || ei >= 1;
+        const T ds = jvp.d_sin_out.data<T>()[i], dc = jvp.d_cos_out.data<T>()[i];
+        const bool ok = invalid ? (std::isnan(ds) && std::isnan(dc))
+                                : (std::isfinite(ds) && std::isfinite(dc));
+        if (!ok && jvp_wrong++ == 0) {
+          first_wrong = "M=" + Num(mi) + " e=" + Num(ei) + " -> " + Num(ds) + ", " + Num(dc);
+        }
+      }
+      g_checks.Expect(jvp_outcome.ok && SameBytes(jvp.sin_out, out.sin_out) &&
+                          SameBytes(jvp.cos_out, out.cos_out) && jvp_wrong == 0,
+                      what + ": JVP form, NaN exactly where documented",
+                      jvp_outcome.message + " " + std::to_string(jvp_wrong) + " wrong, first " +
+                          first_wrong);
     }
   }
 }
@@ -218,7 +327,33 @@ void MalformedCalls() {
   ExpectRejected(c8, "one argument", "Wrong number of arguments", {&s, &c});
   Call c9;
   c9.Arg(m).Arg(e).Arg(e).Ret(s).Ret(c).BoolAttr("true_anomaly", false);
-  ExpectRejected(c9, "three arguments", "Wrong number of arguments", {&s, &c});
+  ExpectRejected(c9, "three arguments", "a JVP call takes 4 arguments and 4 results; got 3 "
+                 "arguments and 2 results", {&s, &c});
+  HostBuffer ds = MakeBuffer<double>({5}), dc = MakeBuffer<double>({5});
+  HostBuffer dm = MakeBuffer<double>({5}, 1.0), de = MakeBuffer<double>({5}, 1.0);
+  Call j1;
+  j1.Arg(m).Arg(e).Arg(dm).Arg(de).Ret(s).Ret(c).BoolAttr("true_anomaly", false);
+  ExpectRejected(j1, "tangents without their results", "got 4 arguments and 2 results",
+                 {&s, &c});
+  Call j2;
+  j2.Arg(m).Arg(e).Ret(s).Ret(c).Ret(ds).Ret(dc).BoolAttr("true_anomaly", false);
+  ExpectRejected(j2, "tangent results without tangents", "got 2 arguments and 4 results",
+                 {&s, &c, &ds, &dc});
+  Call j3;
+  j3.Arg(m).Arg(e).Arg(dm).Arg(de).Arg(de).Ret(s).Ret(c).Ret(ds).Ret(dc).BoolAttr("true_anomaly",
+                                                                                 false);
+  ExpectRejected(j3, "five arguments", "got 5 arguments and 4 results", {&s, &c, &ds, &dc});
+  Call j4;
+  j4.Arg(m).Arg(e).Arg(dm).Arg(e4).Ret(s).Ret(c).Ret(ds).Ret(dc).BoolAttr("true_anomaly", true);
+  ExpectRejected(j4, "a tangent of another shape", "eccentricity's tangent has shape (4,)",
+                 {&s, &c, &ds, &dc});
+  Call j5;
+  j5.Arg(m).Arg(e).Arg(dm).Arg(e_f32).Ret(s).Ret(c).Ret(ds).Ret(dc).BoolAttr("true_anomaly", false);
+  ExpectRejected(j5, "a float32 tangent", "different dtype", {&s, &c, &ds, &dc});
+  Call j6;
+  j6.Arg(m).Arg(e).Arg(dm).Arg(de).Ret(s).Ret(c).Ret(ds).Ret(c4).BoolAttr("true_anomaly", false);
+  ExpectRejected(j6, "a tangent result of another shape", "fourth output has shape (4,)",
+                 {&s, &c, &ds, &c4});
   Call c10;
   c10.Arg(m).Arg(e).Ret(s).BoolAttr("true_anomaly", false);
   ExpectRejected(c10, "one result", "Wrong number of results", {&s});

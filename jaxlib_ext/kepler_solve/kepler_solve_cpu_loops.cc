@@ -50,10 +50,46 @@ void Solve(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
   }
 }
 
+template <typename T, bool kTrueAnomaly>
+void JvpLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
+               const T* __restrict d_mean_anomaly, const T* __restrict d_ecc,
+               T* __restrict out_sin, T* __restrict out_cos, T* __restrict out_d_sin,
+               T* __restrict out_d_cos, size_t n) {
+#if defined(__clang__)
+#pragma clang loop interleave_count(4)
+#endif
+  for (size_t i = 0; i < n; ++i) {
+    if (kTrueAnomaly) {
+      SolveTrueJvp(mean_anomaly[i], ecc[i], d_mean_anomaly[i], d_ecc[i], &out_sin[i],
+                   &out_cos[i], &out_d_sin[i], &out_d_cos[i]);
+    } else {
+      SolveEccentricJvp(mean_anomaly[i], ecc[i], d_mean_anomaly[i], d_ecc[i], &out_sin[i],
+                        &out_cos[i], &out_d_sin[i], &out_d_cos[i]);
+    }
+  }
+}
+
+template <typename T>
+void Jvp(const T* mean_anomaly, const T* ecc, const T* d_mean_anomaly, const T* d_ecc,
+         T* out_sin, T* out_cos, T* out_d_sin, T* out_d_cos, size_t n, bool true_anomaly) {
+  if (true_anomaly) {
+    JvpLoopOf<T, true>(mean_anomaly, ecc, d_mean_anomaly, d_ecc, out_sin, out_cos, out_d_sin,
+                       out_d_cos, n);
+  } else {
+    JvpLoopOf<T, false>(mean_anomaly, ecc, d_mean_anomaly, d_ecc, out_sin, out_cos, out_d_sin,
+                        out_d_cos, n);
+  }
+}
+
 }  // namespace
 
 const SolveLoops& Loops() {
   static constexpr SolveLoops kLoops = {&Solve<float>, &Solve<double>};
+  return kLoops;
+}
+
+const JvpLoops& TangentLoops() {
+  static constexpr JvpLoops kLoops = {&Jvp<float>, &Jvp<double>};
   return kLoops;
 }
 

@@ -3,6 +3,9 @@
   elementwise.prepare   argument checks, promotion and broadcasting;
   partition.call        the call of an FFI target as one primitive,
                         partitioned elementwise on many devices;
+  jvp.register          derivatives of that primitive for a handler that
+                        returns tangents with its values (forward mode in
+                        one call, reverse mode through jnp);
   registration.register the handlers of every op, registered with XLA once;
   target(op), constant(name)   what the compiled CPU module says of the ops.
 

@@ -92,31 +92,9 @@ def _out_aval(elem_avals, all_avals, trailing, dtype):
   return base.update(shape=shape, dtype=np.dtype(dtype), weak_type=False, **kwargs)
 
 
-_prim = Primitive("kepler_elementwise_ffi")
-_prim.multiple_results = True
-
-
 def _abstract_eval(*avals, target, n_shared, row_dims, out_trailing, dtype, attrs):
   del target, attrs, row_dims
   return [_out_aval(avals[n_shared:], avals, t, dtype) for t in out_trailing]
-
-
-_prim.def_abstract_eval(_abstract_eval)
-
-
-@functools.lru_cache(maxsize=None)
-def _jitted(**params):
-  """The primitive with these parameters, jitted once (params are hashable)."""
-  return jax.jit(functools.partial(_prim.bind, **params))
-
-
-def _impl(*args, **params):
-  # Outside jit: run it compiled, through one cached jit per parameter set,
-  # so that repeated calls reuse the compiled program.
-  return _jitted(**params)(*args)
-
-
-_prim.def_impl(_impl)
 
 
 def _layout(elem_shape, row_dims, out_trailing):
@@ -154,7 +132,7 @@ def _sharding_rule(shared_types, elem_types, result_types, num_batch_dims, row_d
       sdy_rule.str_to_sdy_sharding_rule(text), operands, list(result_types))
 
 
-def _lowering(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attrs):
+def lower_call(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attrs):
   from jax._src.lib.mlir.dialects import hlo
 
   shared_avals = ctx.avals_in[:n_shared]
@@ -180,10 +158,7 @@ def _lowering(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attrs
   return [hlo.reshape(tensor(aval.shape), r) for aval, r in zip(ctx.avals_out, results)]
 
 
-mlir.register_lowering(_prim, _lowering)
-
-
-def _batch(args, dims, *, target, n_shared, row_dims, out_trailing, dtype, attrs):
+def batch(prim, args, dims, *, target, n_shared, row_dims, out_trailing, dtype, attrs):
   """vmap. A batched shared operand (one u per star) adds a row dimension in
   front of the elementwise operands' (axis 0 everywhere); otherwise the new
   axis is an elementwise one, placed after the row dimensions."""
@@ -202,13 +177,39 @@ def _batch(args, dims, *, target, n_shared, row_dims, out_trailing, dtype, attrs
   else:
     shared = list(args[:n_shared])
   elem = [move(a, d, axis) for a, d in zip(args[n_shared:], dims[n_shared:])]
-  outs = _prim.bind(*shared, *elem, target=target, n_shared=n_shared,
+  outs = prim.bind(*shared, *elem, target=target, n_shared=n_shared,
                     row_dims=row_dims + 1 if shared_batched else row_dims,
                     out_trailing=out_trailing, dtype=dtype, attrs=attrs)
   return outs, [axis] * len(outs)
 
 
-batching.primitive_batchers[_prim] = _batch
+def make_primitive(name):
+  """A primitive that calls the FFI target of its parameters, partitioned
+  elementwise: abstract evaluation, the FFI lowering (lower_call), vmap, and
+  outside jit one cached jit per parameter set (so that repeated calls reuse
+  the compiled program). Parameters: those `call` gives."""
+  prim = Primitive(name)
+  prim.multiple_results = True
+  prim.def_abstract_eval(_abstract_eval)
+
+  @functools.lru_cache(maxsize=None)
+  def jitted(**params):
+    return jax.jit(functools.partial(prim.bind, **params))
+
+  prim.def_impl(lambda *args, **params: jitted(**params)(*args))
+  mlir.register_lowering(prim, lower_call)
+  batching.primitive_batchers[prim] = functools.partial(batch, prim)
+  return prim
+
+
+primitive = make_primitive("kepler_elementwise_ffi")
+
+
+def params(target, n_shared, out_trailing, dtype, attrs):
+  """The primitive's parameters for a call (see `call`)."""
+  return dict(target=target, n_shared=n_shared, row_dims=0,
+              out_trailing=tuple(tuple(t) for t in out_trailing), dtype=np.dtype(dtype),
+              attrs=tuple(attrs))
 
 
 def call(target, elementwise, shared=(), out_trailing=((),), attrs=()):
@@ -225,7 +226,5 @@ def call(target, elementwise, shared=(), out_trailing=((),), attrs=()):
   Returns:
     The results, of shapes S + trailing, in the dtype of the operands.
   """
-  dtype = np.dtype(elementwise[0].dtype)
-  return _prim.bind(*shared, *elementwise, target=target, n_shared=len(shared), row_dims=0,
-                    out_trailing=tuple(tuple(t) for t in out_trailing), dtype=dtype,
-                    attrs=tuple(attrs))
+  return primitive.bind(*shared, *elementwise, **params(
+      target, len(shared), out_trailing, elementwise[0].dtype, attrs))
