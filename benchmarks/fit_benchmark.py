@@ -1,0 +1,213 @@
+"""The step of a transit + radial-velocity fit, on kepler's ops and on jaxoplanet's.
+
+    HERMETIC_PYTHON_VERSION=3.12 bazel run //benchmarks:fit_benchmark [-- --quick]
+
+The model is examples/transit_rv_model.py's `predict` (the orbit from the
+true anomaly, the projected separation b(t), the quadratic light curve with
+u from Kipping's (q1, q2), the radial velocity), its chi-square under
+jax.value_and_grad in all 11 parameters, at N = 1e3 and 1e5 light-curve
+points (around four transits) and as many radial velocities, float64, one
+thread: a worker subprocess pinned to one CPU with XLA's intra-op pool off
+(the report prints the CPUs it saw). Besides the whole step, each op on the
+inputs the model gives it:
+
+- the light curve: the value of a weighted sum of its outputs against
+  jax.value_and_grad of that sum in b, r and u;
+- the true anomaly: its outputs (forward) against jax.jvp (tangents in M
+  and e), and the value of a weighted sum of (sin f, cos f) against
+  jax.value_and_grad of that sum in (M, e).
+
+Each case is compiled, warmed up and timed on its own (bench_common.Timer;
+interleaved with others, value-only calls ran 2x to 3x slower in the pinned
+worker, see BENCHMARKS.md). The targets (TARGETS) are marked met or missed.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+
+import bench_common
+
+SIZES = (1_000, 100_000)
+QUICK_SIZES = (1_000, 10_000)
+# (case, reference case, what, limit): time(case) / time(reference) <= limit.
+TARGETS = (
+    ("lc/ours/value_and_grad", "lc/ours/value", "light curve: value + gradients in (b, r, u)", 1.5),
+    ("kepler/ours/jvp", "kepler/ours/forward", "true anomaly: jax.jvp", 1.2),
+    ("kepler/ours/value_and_grad", "kepler/ours/value", "true anomaly: jax.value_and_grad", 1.3),
+)
+
+
+def _model_inputs(np, jnp, model, n):
+  """(the evaluation point, t_lc, t_rv, the data) for N = n: n light-curve
+  times around the transits of epochs -2..1, n radial-velocity times over 60
+  days, the data the model at its true parameters plus noise."""
+  rng = np.random.default_rng(bench_common.SEED)
+  truth = model.TRUTH
+  per_transit = -(-n // 4)
+  t_lc = np.concatenate([truth["t0"] + k * truth["period"] + np.linspace(-0.2, 0.2, per_transit)
+                         for k in (-2, -1, 0, 1)])[:n]
+  t_rv = np.sort(rng.uniform(0.0, 60.0, n))
+  true_params = {k: jnp.asarray(v) for k, v in truth.items()}
+  flux, rv = model.predict(true_params, jnp.asarray(t_lc), jnp.asarray(t_rv))
+  y_lc = np.asarray(flux) + rng.normal(0, 150e-6, n)
+  y_rv = np.asarray(rv) + rng.normal(0, 4.0, n)
+  # Evaluated a little off the truth, as a fit's steps are.
+  params = {k: jnp.asarray(v * (1 + 1e-3)) for k, v in truth.items()}
+  return params, jnp.asarray(t_lc), jnp.asarray(t_rv), (jnp.asarray(y_lc), jnp.asarray(y_rv))
+
+
+def _op_inputs(model, params, t_lc, t_rv):
+  """The arguments `predict` gives each op at `params`: ((M, e), (u, b, r))."""
+  seen = {}
+
+  def true_anomaly(m, e):
+    seen["kepler"] = (m, e)
+    return model.OURS.true_anomaly(m, e)
+
+  def light_curve(u, b, r):
+    seen["lc"] = (u, b, r)
+    return model.OURS.light_curve(u, b, r)
+
+  model.predict(params, t_lc, t_rv, model.Ops("recording", true_anomaly, light_curve))
+  return seen["kepler"], seen["lc"]
+
+
+def _cases(jax, jnp, np, model, n):
+  params, t_lc, t_rv, (y_lc, y_rv) = _model_inputs(np, jnp, model, n)
+  (m, e), (u, b, r) = _op_inputs(model, params, t_lc, t_rv)
+  rng = np.random.default_rng(bench_common.SEED + 1)
+  # Weights of the sums differentiated in reverse mode, tangents of the JVP.
+  w = [jnp.asarray(rng.normal(size=b.shape))] + [jnp.asarray(rng.normal(size=m.shape))
+                                                  for _ in range(2)]
+  cases = {}
+  for ops in (model.OURS, model.jaxoplanet_ops()):
+    key = "ours" if ops is model.OURS else "jaxoplanet"
+
+    def chi2(p, ops=ops):
+      flux, rv = model.predict(p, t_lc, t_rv, ops)
+      return jnp.sum(jnp.square((flux - y_lc) / 150e-6)) + jnp.sum(jnp.square((rv - y_rv) / 4.0))
+
+    cases[f"model/{key}/value"] = (jax.jit(chi2), (params,))
+    cases[f"model/{key}/value_and_grad"] = (jax.jit(jax.value_and_grad(chi2)), (params,))
+    # Each op: its value (a weighted sum of its outputs, the scalar a fit
+    # differentiates) against jax.value_and_grad of that sum in every input;
+    # the true anomaly's outputs as arrays against jax.jvp.
+    lc = ops.light_curve
+    lc_sum = lambda u, b, r, lc=lc: jnp.vdot(w[0], lc(u, b, r))
+    cases[f"lc/{key}/value"] = (jax.jit(lc_sum), (u, b, r))
+    cases[f"lc/{key}/value_and_grad"] = (jax.jit(jax.value_and_grad(lc_sum, argnums=(0, 1, 2))),
+                                         (u, b, r))
+    f = ops.true_anomaly
+    f_sum = lambda m, e, f=f: jnp.vdot(w[1], f(m, e)[0]) + jnp.vdot(w[2], f(m, e)[1])
+    cases[f"kepler/{key}/forward"] = (jax.jit(f), (m, e))
+    cases[f"kepler/{key}/jvp"] = (jax.jit(lambda m, e, dm, de, f=f: jax.jvp(f, (m, e), (dm, de))),
+                                  (m, e, w[1], w[2]))
+    cases[f"kepler/{key}/value"] = (jax.jit(f_sum), (m, e))
+    cases[f"kepler/{key}/value_and_grad"] = (jax.jit(jax.value_and_grad(f_sum, argnums=(0, 1))),
+                                             (m, e))
+  # The two implementations agree (the same model, value and gradient).
+  ours = cases["model/ours/value_and_grad"][0](params)
+  theirs = cases["model/jaxoplanet/value_and_grad"][0](params)
+  agreement = {
+      "chi2": float(abs(ours[0] - theirs[0]) / abs(ours[0])),
+      "gradient": max(float(abs(ours[1][k] - theirs[1][k]) / (abs(ours[1][k]) + 1e-300))
+                      for k in ours[1]),
+  }
+  return cases, agreement
+
+
+def _worker(quick):
+  os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+  os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                             + " --xla_cpu_multi_thread_eigen=false").strip()
+  os.environ.setdefault("JAX_PLATFORMS", "cpu")
+  import jax
+
+  jax.config.update("jax_enable_x64", True)
+  import jax.numpy as jnp
+  import numpy as np
+
+  import transit_rv_model as model
+
+  timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
+  results = {}
+  for n in (QUICK_SIZES if quick else SIZES):
+    print(f"  N = {n:,}", file=sys.stderr, flush=True)
+    cases, agreement = _cases(jax, jnp, np, model, n)
+    times = {}
+    for name, case in cases.items():
+      times.update(timer({name: case}))
+    # Per point: of the light curve (N) for the model and the light curve,
+    # of the true anomaly's input (2N: light-curve and RV times) for it.
+    size = {"model": n, "lc": n, "kepler": int(cases["kepler/ours/forward"][1][0].size)}
+    results[n] = {"times": times, "agreement": agreement, "size": size}
+  from importlib import metadata
+
+  import kepler
+  return {
+      "results": {str(n): r for n, r in results.items()},
+      "cpus_visible": len(os.sched_getaffinity(0)),
+      "xla_flags": os.environ["XLA_FLAGS"],
+      "versions": dict({p: metadata.version(p) for p in ("jax", "jaxlib", "jaxoplanet")},
+                       kepler=kepler.__version__),
+  }
+
+
+def _report(res, started):
+  lines = [
+      "# kepler-jax fit benchmark", "",
+      f"- date: {started}; machine: {platform.processor() or platform.machine()}, "
+      f"{os.cpu_count()} cores; {platform.platform()}; Python {platform.python_version()}",
+      f"- worker: {res['cpus_visible']} CPU(s) visible (pinned); XLA_FLAGS=`{res['xla_flags']}`",
+      "- versions: " + ", ".join(f"{k} {v}" for k, v in res["versions"].items()),
+      "- float64; min of the repeats, each case timed on its own. ns per point: per "
+      "light-curve point for the model (N light-curve and N RV points) and the light "
+      "curve, per solve for the true anomaly (2N: every time of the model).", "",
+      "| N | what | ours | jaxoplanet (ratio jaxoplanet / ours) |", "|---|---|---|---|",
+  ]
+  for n, r in res["results"].items():
+    t, n_int, size = r["times"], int(n), r["size"]
+    for what in ("model/{}/value", "model/{}/value_and_grad", "lc/{}/value",
+                 "lc/{}/value_and_grad", "kepler/{}/forward", "kepler/{}/jvp",
+                 "kepler/{}/value", "kepler/{}/value_and_grad"):
+      ours, theirs = t[what.format("ours")]["min"], t[what.format("jaxoplanet")]["min"]
+      label = what.format("op").replace("/op/", ": ").replace("lc:", "light curve:")
+      per = size[what.split("/")[0]]
+      lines.append(f"| {n_int:,} | {label} | {ours * 1e9 / per:.1f} | "
+                   f"{theirs * 1e9 / per:.1f} ({theirs / ours:.2f}x) |")
+  lines += ["", "## Targets (ours)", "", "| N | target | measured | status |", "|---|---|---|---|"]
+  for n, r in res["results"].items():
+    t = r["times"]
+    for case, reference, what, limit in TARGETS:
+      ratio = t[case]["min"] / t[reference]["min"]
+      lines.append(f"| {int(n):,} | {what} <= {limit}x {reference.split('/')[-1]} | {ratio:.2f}x | "
+                   f"{'met' if ratio <= limit else 'MISSED'} |")
+  lines += ["", "Agreement of the model on both ops (relative): " + "; ".join(
+      f"N = {int(n):,}: chi2 {r['agreement']['chi2']:.1e}, gradient {r['agreement']['gradient']:.1e}"
+      for n, r in res["results"].items())]
+  return "\n".join(lines)
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser.add_argument("--quick", action="store_true", help=f"N = {QUICK_SIZES}, fewer repeats")
+  parser.add_argument("--output", help="also write the report to this file")
+  parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+  parser.add_argument("--json", help=argparse.SUPPRESS)
+  args = parser.parse_args()
+  if args.worker:
+    with open(args.json, "w") as f:
+      json.dump(_worker(args.quick), f)
+    return
+  started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+  result = bench_common.run_worker(__file__, ["--worker"] + (["--quick"] if args.quick else []),
+                                   "one-thread")
+  bench_common.emit_report(_report(result, started), args.output)
+
+
+if __name__ == "__main__":
+  main()
