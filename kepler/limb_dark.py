@@ -144,8 +144,13 @@ def _light_curve_jvp(primals, tangents):
     norm = jnp.pi * g[..., 0] + (2 * jnp.pi / 3) * g[..., 1] if order else jnp.pi * g[..., 0]
     dnorm = jnp.pi * dg[..., 0] + ((2 * jnp.pi / 3) * dg[..., 1] if order else 0)
     # Rows of u (K...) against points (K..., M...): broadcast over M....
+    # s's coefficient axis first: the handler writes one plane per
+    # coefficient (limb_dark_ffi.h), so this transpose is free and the sum
+    # over points in reverse mode reads contiguous planes.
     trailing = (1,) * (b.ndim - (u.ndim - 1))
-    s_dot_dg = jnp.sum(s * dg.reshape(dg.shape[:-1] + trailing + dg.shape[-1:]), axis=-1)
+    s_planes = jnp.moveaxis(s, -1, 0)
+    dg_planes = jnp.moveaxis(dg, -1, 0).reshape(dg.shape[-1:] + dg.shape[:-1] + trailing)
+    s_dot_dg = jnp.sum(s_planes * dg_planes, axis=0)
     tangent = tangent + (s_dot_dg - (flux + 1) * dnorm.reshape(dnorm.shape + trailing)) / (
         norm.reshape(norm.shape + trailing))
   return flux, tangent

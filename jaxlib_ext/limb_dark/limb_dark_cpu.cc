@@ -55,13 +55,12 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
       // Elements [begin, end) may span rows of u: one run per row.
       double g[kMaxOrder + 1];
-      const size_t stride = static_cast<size_t>(l.order) + 1;
       while (begin < end) {
         const size_t row = begin / l.group_size;
         const size_t stop = std::min(end, (row + 1) * l.group_size);
         const double norm = GreensRow(u_data + row * l.order, l.order, g);
         loop(g, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
-             fb_data + begin, fr_data + begin, s_data ? s_data + begin * stride : nullptr,
+             fb_data + begin, fr_data + begin, s_data ? s_data + begin : nullptr, l.n,
              stop - begin);
         begin = stop;
       }

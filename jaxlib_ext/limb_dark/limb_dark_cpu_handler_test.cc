@@ -269,7 +269,8 @@ void GroupedCalls(int order, std::mt19937_64& rng) {
                     one.d_db.data<T>()[i] != all.d_db.data<T>()[j] ||
                     one.d_dr.data<T>()[i] != all.d_dr.data<T>()[j];
       for (int c = 0; c <= order; ++c) {
-        mismatched += one.s.data<T>()[i * (order + 1) + c] != all.s.data<T>()[j * (order + 1) + c];
+        // s: one plane of all points per coefficient (limb_dark_ffi.h).
+        mismatched += one.s.data<T>()[c * per_row + i] != all.s.data<T>()[c * rows * per_row + j];
       }
     }
   }

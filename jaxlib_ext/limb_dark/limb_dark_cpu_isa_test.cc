@@ -81,7 +81,7 @@ Outputs Run(CpuIsa isa, const Points& p, const double* g, int order, double norm
   for (size_t k = 0; begin < n; ++k) {
     const size_t len = std::min(pieces[k % pieces.size()], n - begin);
     loop(g, order, norm, p.b.data() + begin, p.r.data() + begin, o.flux.data() + begin,
-         o.d_db.data() + begin, o.d_dr.data() + begin, o.s.data() + begin * stride, len);
+         o.d_db.data() + begin, o.d_dr.data() + begin, o.s.data() + begin, n, len);
     begin += len;
   }
   return o;

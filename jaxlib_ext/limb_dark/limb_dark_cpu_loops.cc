@@ -19,26 +19,26 @@ namespace {
 
 template <typename T>
 void StorePoint(const Flux& f, const double* s, int order, size_t i,
-                T* flux, T* d_db, T* d_dr, T* s_out) {
+                T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane) {
   flux[i] = static_cast<T>(f.value);
   d_db[i] = static_cast<T>(f.d_db);
   d_dr[i] = static_cast<T>(f.d_dr);
   if (s_out) {
-    const size_t stride = static_cast<size_t>(order) + 1;
-    for (size_t k = 0; k < stride; ++k) s_out[i * stride + k] = static_cast<T>(s[k]);
+    for (int k = 0; k <= order; ++k) s_out[k * s_plane + i] = static_cast<T>(s[k]);
   }
 }
 
 // Any order: one point at a time.
 template <typename T>
 void GeneralLoop(const double* g, int order, double norm, const T* b,
-                 const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t n) {
+                 const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
+                 size_t n) {
   double s[kMaxOrder + 1];
   for (size_t i = 0; i < n; ++i) {
     const Flux f = LightCurvePoint(static_cast<double>(b[i]),
                                    static_cast<double>(r[i]), g,
                                    order, norm, s);
-    StorePoint(f, s, order, i, flux, d_db, d_dr, s_out);
+    StorePoint(f, s, order, i, flux, d_db, d_dr, s_out, s_plane);
   }
 }
 
@@ -49,14 +49,15 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // points that path leaves (ok false: b = 0, b = r, b + r near 1, r > 1, NaN).
 template <typename T>
 void LowOrderLoop(const double* g, int order, double norm, const T* b,
-                  const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t n) {
+                  const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
+                  size_t n) {
   const double g3[3] = {g[0], order >= 1 ? g[1] : 0.0, order >= 2 ? g[2] : 0.0};
   // A law with NaN or inf in it makes every point NaN, out of transit too:
   // the vectorised path returns 0 there without reading g, the scalar one
   // does not.
   if (!(std::isfinite(norm) && std::isfinite(g3[0]) && std::isfinite(g3[1]) &&
         std::isfinite(g3[2]))) {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
     return;
   }
   constexpr size_t kBlock = 256;
@@ -88,18 +89,19 @@ void LowOrderLoop(const double* g, int order, double norm, const T* b,
         point = LightCurvePoint(static_cast<double>(bb[i]),
                                 static_cast<double>(rr[i]), g, order, norm, s);
       }
-      StorePoint(point, s, order, start + i, flux, d_db, d_dr, s_out);
+      StorePoint(point, s, order, start + i, flux, d_db, d_dr, s_out, s_plane);
     }
   }
 }
 
 template <typename T>
 void LightCurveLoop(const double* g, int order, double norm, const T* b,
-                    const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t n) {
+                    const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
+                    size_t n) {
   if (order <= 2) {
-    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
   } else {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
   }
 }
 

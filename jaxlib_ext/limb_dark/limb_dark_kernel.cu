@@ -26,8 +26,8 @@ __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
     p.d_db[i] = static_cast<T>(f.d_db);
     p.d_dr[i] = static_cast<T>(f.d_dr);
     if (p.s) {
-      const int stride = p.order + 1;
-      for (int k = 0; k < stride; ++k) p.s[i * stride + k] = static_cast<T>(s[k]);
+      // One plane of n points per k (the result's layout, limb_dark_ffi.h).
+      for (int k = 0; k <= p.order; ++k) p.s[k * p.n + i] = static_cast<T>(s[k]);
     }
   }
 }

@@ -25,6 +25,10 @@ past the batch ones: the trailing 1 gives every elementwise operand one, the
 leading 1 keeps a rank-1 shared operand below num_batch_dims (replicated,
 not split) even when S is 1-D.
 
+A result with trailing dimensions T is laid out with T major: one
+contiguous plane of the elementwise elements per index of T, which the
+handlers write and XLA's reductions over the elements read fastest.
+
 Under `vmap` of a shared operand (a batch of stars, each with its own u)
 the leading dimensions K of the shared operand index rows of the
 elementwise ones (shape (*K, *R)); then num_batch_dims = len(K): devices
@@ -153,7 +157,14 @@ def lower_call(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attr
     extra["sdy.sharding_rule"] = _sharding_rule(
         [a.type for a in args[:n_shared]], [a.type for a in elem_args],
         [tensor(s) for s in result_shapes], num_batch_dims, row_dims)
-  rule = jax.ffi.ffi_lowering(target, extra_attributes=extra)
+  # Results with trailing dimensions T are laid out with T major: one
+  # contiguous plane of the elementwise shape per index of T (what the
+  # handlers write; a reduction over the elements then reads planes).
+  lead = len(elem_shape) - 1
+  result_layouts = [None if not t else
+                    tuple(range(lead - 1, -1, -1)) + tuple(range(lead + len(t) - 1, lead - 1, -1))
+                    for t in out_trailing]
+  rule = jax.ffi.ffi_lowering(target, extra_attributes=extra, result_layouts=result_layouts)
   results = rule(ctx.replace(avals_in=in_avals, avals_out=out_avals), *call_args, **dict(attrs))
   return [hlo.reshape(tensor(aval.shape), r) for aval, r in zip(ctx.avals_out, results)]
 
