@@ -58,12 +58,15 @@ def _greens_matrix(order):
   return a.reshape(order + 1, order), np.array([float(x) for x in a0])
 
 
-def _call(u, b, r, with_s):
+def _call(u, b, r, with_s, with_derivatives=True):
   """(F - 1, dF/db, dF/dr, s): s of shape b.shape + (N + 1,), or + (0,) (empty)
-  without with_s. Partitioned elementwise in b, r on many devices, u
-  replicated (kepler/_ffi/partition.py)."""
+  without with_s; without with_derivatives the derivatives are empty too and
+  the handler computes the value alone. Partitioned elementwise in b, r on
+  many devices, u replicated (kepler/_ffi/partition.py)."""
   s_trailing = (u.shape[-1] + 1,) if with_s else (0,)
-  return partition.call(_TARGET, (b, r), shared=(u,), out_trailing=((), (), (), s_trailing))
+  d_trailing = () if with_derivatives else (0,)
+  return partition.call(_TARGET, (b, r), shared=(u,),
+                        out_trailing=((), d_trailing, d_trailing, s_trailing))
 
 
 def _fd_step(x):
@@ -116,7 +119,9 @@ def _kernel_jvp(with_s, primals, tangents):
 
 @jax.custom_jvp
 def _light_curve(u, b, r):
-  return _kernel(u, b, r, False)[0]
+  # Not differentiated (derivatives come from _light_curve_jvp): the value
+  # alone, which the handler computes faster.
+  return _call(u, b, r, False, with_derivatives=False)[0]
 
 
 def _is_zero(tangent):

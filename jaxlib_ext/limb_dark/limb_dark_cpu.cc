@@ -48,8 +48,8 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     const T* b_data = b.typed_data<T>();
     const T* r_data = r.typed_data<T>();
     T* f_data = flux->typed_data<T>();
-    T* fb_data = d_db->typed_data<T>();
-    T* fr_data = d_dr->typed_data<T>();
+    T* fb_data = layout.with_derivatives ? d_db->typed_data<T>() : nullptr;
+    T* fr_data = layout.with_derivatives ? d_dr->typed_data<T>() : nullptr;
     T* s_data = layout.with_s ? s->typed_data<T>() : nullptr;
     const Layout l = layout;
     ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
@@ -60,8 +60,8 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
         const size_t stop = std::min(end, (row + 1) * l.group_size);
         const double norm = GreensRow(u_data + row * l.order, l.order, g);
         loop(g, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
-             fb_data + begin, fr_data + begin, s_data ? s_data + begin : nullptr, l.n,
-             stop - begin);
+             fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
+             s_data ? s_data + begin : nullptr, l.n, stop - begin);
         begin = stop;
       }
     });

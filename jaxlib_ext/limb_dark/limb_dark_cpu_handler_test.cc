@@ -57,13 +57,16 @@ struct Outputs {
   HostBuffer flux, d_db, d_dr, s;
 };
 
+// with_derivatives false: d_db and d_dr empty (shape b + (0,)), the value alone.
 template <typename T>
 Outputs Run(HostBuffer& u, HostBuffer& b, HostBuffer& r, bool with_s, PoolMode mode,
-            Outcome* outcome) {
+            Outcome* outcome, bool with_derivatives = true) {
   std::vector<int64_t> s_dims = b.dims();
   s_dims.push_back(with_s ? u.dims().back() + 1 : 0);
-  Outputs out{MakeBuffer<T>(b.dims(), T(7)), MakeBuffer<T>(b.dims(), T(7)),
-              MakeBuffer<T>(b.dims(), T(7)), MakeBuffer<T>(s_dims, T(7))};
+  std::vector<int64_t> d_dims = b.dims();
+  if (!with_derivatives) d_dims.push_back(0);
+  Outputs out{MakeBuffer<T>(b.dims(), T(7)), MakeBuffer<T>(d_dims, T(7)),
+              MakeBuffer<T>(d_dims, T(7)), MakeBuffer<T>(s_dims, T(7))};
   *outcome = Call()
                  .Arg(u)
                  .Arg(b)
@@ -173,6 +176,11 @@ void ValidCalls(int order, const std::vector<int64_t>& dims, std::mt19937_64& rn
                         SameBytes(again.d_db, with_s.d_db) &&
                         SameBytes(again.d_dr, with_s.d_dr) && SameBytes(again.s, with_s.s),
                     what + ": " + testing::PoolModeName(mode) + " equals serial (bitwise)",
+                    outcome.message);
+    Outputs value_only = Run<T>(u, b, r, false, mode, &outcome, false);
+    g_checks.Expect(outcome.ok && SameBytes(value_only.flux, plain.flux),
+                    what + ": " + testing::PoolModeName(mode) +
+                        ", the value alone equals the value with derivatives (bitwise)",
                     outcome.message);
   }
 
@@ -376,6 +384,20 @@ void MalformedCalls() {
   reject(call(u, b, r, f, fb, fr, s_f32), "s of another dtype", "must have b's dtype",
          {&f, &fb, &fr, &s_f32});
   reject(call(u_f32, b, r, f, fb, fr, s), "u of another dtype", "must have b's dtype", outs);
+  // The derivatives: both of b's shape or both empty (the value alone), and
+  // s only with them.
+  HostBuffer fb_empty = MakeBuffer<double>({4, 0}), fr_empty = MakeBuffer<double>({4, 0});
+  HostBuffer s_empty = MakeBuffer<double>({4, 0}), fb_f32 = MakeBuffer<float>({4});
+  reject(call(u, b, r, f, fb_empty, fr, s), "d_db empty, d_dr not", "d_db has shape (4, 0)",
+         {&f, &fb_empty, &fr, &s});
+  reject(call(u, b, r, f, fb_empty, fr_empty, s), "s without the derivatives",
+         "s needs the derivatives", {&f, &fb_empty, &fr_empty, &s});
+  reject(call(u, b, r, f, fb_f32, fr, s), "d_db of another dtype", "different dtype",
+         {&f, &fb_f32, &fr, &s});
+  {
+    Outcome ok = call(u, b, r, f, fb_empty, fr_empty, s_empty).Run(LimbDarkCpu, PoolMode::kNone);
+    g_checks.Expect(ok.ok, "the value alone (d_db, d_dr, s empty): accepted", ok.message);
+  }
   reject(call(u, b, r_f32, f, fb, fr, s), "r of another dtype", "different dtype", outs);
   reject(call(u0, b, r, f, fb, fr, s), "0-d u", "not (K..., N)", outs);
   reject(call(u_deep, b, r, f, fb, fr, s), "u of more dimensions than b", "not (K..., N)", outs);

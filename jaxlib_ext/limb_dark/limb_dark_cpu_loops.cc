@@ -21,8 +21,10 @@ template <typename T>
 void StorePoint(const Flux& f, const double* s, int order, size_t i,
                 T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane) {
   flux[i] = static_cast<T>(f.value);
-  d_db[i] = static_cast<T>(f.d_db);
-  d_dr[i] = static_cast<T>(f.d_dr);
+  if (d_db) {
+    d_db[i] = static_cast<T>(f.d_db);
+    d_dr[i] = static_cast<T>(f.d_dr);
+  }
   if (s_out) {
     for (int k = 0; k <= order; ++k) s_out[k * s_plane + i] = static_cast<T>(s[k]);
   }
@@ -47,6 +49,51 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // avx512 variants (one point per lane; not in baseline, where its cost model
 // declines), then the block's results stored, with LightCurvePoint for the
 // points that path leaves (ok false: b = 0, b = r, b + r near 1, r > 1, NaN).
+// kDerivatives false: the value alone, and the vectorised loop keeps only
+// what the value needs (the compiler drops the derivatives' arithmetic).
+template <bool kDerivatives, typename T>
+void LowOrderBlocks(const double* g, const double* g3, int order, double norm, const T* b,
+                    const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
+                    size_t n) {
+  constexpr size_t kBlock = 256;
+  double f[kBlock], fb[kBlock], fr[kBlock], s0[kBlock], s1[kBlock], s2[kBlock];
+  bool ok[kBlock];
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t m = n - start < kBlock ? n - start : kBlock;
+    const T* bb = b + start;
+    const T* rr = r + start;
+    for (size_t i = 0; i < m; ++i) {
+      const LowOrderPoint p = LowOrderLightCurvePoint(
+          static_cast<double>(bb[i]), static_cast<double>(rr[i]), g3, norm);
+      f[i] = p.flux.value;
+      if (kDerivatives) {
+        fb[i] = p.flux.d_db;
+        fr[i] = p.flux.d_dr;
+        s0[i] = p.s[0];
+        s1[i] = p.s[1];
+        s2[i] = p.s[2];
+      }
+      ok[i] = p.ok;
+    }
+    double s[kMaxOrder + 1];
+    for (size_t i = 0; i < m; ++i) {
+      Flux point = {f[i], kDerivatives ? fb[i] : 0.0, kDerivatives ? fr[i] : 0.0};
+      if (ok[i]) {
+        if (kDerivatives) {
+          s[0] = s0[i];
+          s[1] = s1[i];
+          s[2] = s2[i];
+        }
+      } else {
+        point = LightCurvePoint(static_cast<double>(bb[i]),
+                                static_cast<double>(rr[i]), g, order, norm, s);
+      }
+      StorePoint(point, s, order, start + i, flux, kDerivatives ? d_db : nullptr,
+                 kDerivatives ? d_dr : nullptr, kDerivatives ? s_out : nullptr, s_plane);
+    }
+  }
+}
+
 template <typename T>
 void LowOrderLoop(const double* g, int order, double norm, const T* b,
                   const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
@@ -60,37 +107,10 @@ void LowOrderLoop(const double* g, int order, double norm, const T* b,
     GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
     return;
   }
-  constexpr size_t kBlock = 256;
-  double f[kBlock], fb[kBlock], fr[kBlock], s0[kBlock], s1[kBlock], s2[kBlock];
-  bool ok[kBlock];
-  for (size_t start = 0; start < n; start += kBlock) {
-    const size_t m = n - start < kBlock ? n - start : kBlock;
-    const T* bb = b + start;
-    const T* rr = r + start;
-    for (size_t i = 0; i < m; ++i) {
-      const LowOrderPoint p = LowOrderLightCurvePoint(
-          static_cast<double>(bb[i]), static_cast<double>(rr[i]), g3, norm);
-      f[i] = p.flux.value;
-      fb[i] = p.flux.d_db;
-      fr[i] = p.flux.d_dr;
-      s0[i] = p.s[0];
-      s1[i] = p.s[1];
-      s2[i] = p.s[2];
-      ok[i] = p.ok;
-    }
-    double s[kMaxOrder + 1];
-    for (size_t i = 0; i < m; ++i) {
-      Flux point = {f[i], fb[i], fr[i]};
-      if (ok[i]) {
-        s[0] = s0[i];
-        s[1] = s1[i];
-        s[2] = s2[i];
-      } else {
-        point = LightCurvePoint(static_cast<double>(bb[i]),
-                                static_cast<double>(rr[i]), g, order, norm, s);
-      }
-      StorePoint(point, s, order, start + i, flux, d_db, d_dr, s_out, s_plane);
-    }
+  if (d_db) {
+    LowOrderBlocks<true>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+  } else {
+    LowOrderBlocks<false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
   }
 }
 

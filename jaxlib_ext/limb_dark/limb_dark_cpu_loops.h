@@ -12,7 +12,8 @@ namespace limb_dark {
 
 // For i in [0, n), with g[0..order] the Green's-basis coefficients and
 // `norm` = pi g_0 + 2 pi g_1 / 3:
-//   flux[i] = F(b[i], r[i]) - 1, d_db[i] and d_dr[i] its derivatives, and,
+//   flux[i] = F(b[i], r[i]) - 1, d_db[i] and d_dr[i] its derivatives (unless
+//   both are null: the value alone, computed without them), and,
 //   unless s is null, s[k * s_plane + i] = s_k(b[i], r[i]) (the solution
 //   vector, for derivatives in g: one plane of s_plane elements per k, the
 //   layout the op's lowering gives the result, kepler/_ffi/partition.py).

@@ -28,7 +28,8 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
     using T = decltype(zero);
     const kernel::Params<T> params{
         u.typed_data<T>(),     b.typed_data<T>(),     r.typed_data<T>(),
-        flux->typed_data<T>(), d_db->typed_data<T>(), d_dr->typed_data<T>(),
+        flux->typed_data<T>(), l.with_derivatives ? d_db->typed_data<T>() : nullptr,
+        l.with_derivatives ? d_dr->typed_data<T>() : nullptr,
         l.with_s ? s->typed_data<T>() : nullptr,
         l.order, static_cast<int64_t>(l.group_size), static_cast<int64_t>(l.n)};
     return LaunchStatus(kOp, kernel::Launch(params, stream));

@@ -4,7 +4,8 @@
 // The op: arguments u (shape (K..., N): the law's coefficients u_1..u_N,
 // N <= kMaxOrder), b and r (one shape, which starts with K...: each row of u
 // serves the elements under it; float32 or float64, all one dtype). Results:
-// F - 1, dF/db, dF/dr (the shape of b), and the solution vector s (shape
+// F - 1, dF/db, dF/dr (the shape of b; the derivatives both empty: not
+// computed, the value alone), and the solution vector s (shape
 // b.shape + (N + 1,), or empty: not computed), laid out with its last
 // dimension major: N + 1 planes of b.size elements, s_k of element i at
 // k * b.size + i (the layout kepler/_ffi/partition.py's lowering gives
@@ -32,7 +33,7 @@ constexpr char kOp[] = "limb_dark";
 struct Layout {
   int order;
   size_t groups, group_size, n;
-  bool with_s;
+  bool with_derivatives, with_s;
 };
 
 inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
@@ -42,13 +43,23 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                    const xla::ffi::AnyBuffer& d_db,
                                    const xla::ffi::AnyBuffer& d_dr,
                                    const xla::ffi::AnyBuffer& s, Layout* out) {
-  if (ffi::Error err = CheckSameShapeAndType(
-          kOp, {{"b", b}, {"r", r}, {"flux", flux}, {"d_db", d_db}, {"d_dr", d_dr}});
+  if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"r", r}, {"flux", flux}});
       err.failure()) {
     return err;
   }
-  if (u.element_type() != b.element_type() || s.element_type() != b.element_type()) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": u and s must have b's dtype");
+  // The derivatives: both of b's shape, or both empty (the value alone).
+  const bool with_derivatives = d_db.element_count() != 0 || d_dr.element_count() != 0 ||
+                                b.element_count() == 0;
+  if (with_derivatives) {
+    if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"d_db", d_db}, {"d_dr", d_dr}});
+        err.failure()) {
+      return err;
+    }
+  }
+  if (u.element_type() != b.element_type() || s.element_type() != b.element_type() ||
+      d_db.element_type() != b.element_type() || d_dr.element_type() != b.element_type()) {
+    return ffi::Error::InvalidArgument(std::string(kOp) +
+                                       ": u, d_db, d_dr and s must have b's dtype");
   }
   const auto ud = u.dimensions();
   const auto bd = b.dimensions();
@@ -81,7 +92,11 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   out->groups = groups;
   out->group_size = groups ? n / groups : 0;
   out->n = n;
+  out->with_derivatives = with_derivatives;
   out->with_s = s_count != 0;
+  if (out->with_s && !with_derivatives) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": s needs the derivatives too");
+  }
   return ffi::Error::Success();
 }
 

@@ -23,8 +23,10 @@ __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
     const Flux f = LightCurvePoint(static_cast<double>(p.b[i]),
                                    static_cast<double>(p.r[i]), g, p.order, norm, s);
     p.flux[i] = static_cast<T>(f.value);
-    p.d_db[i] = static_cast<T>(f.d_db);
-    p.d_dr[i] = static_cast<T>(f.d_dr);
+    if (p.d_db) {  // null: the value alone
+      p.d_db[i] = static_cast<T>(f.d_db);
+      p.d_dr[i] = static_cast<T>(f.d_dr);
+    }
     if (p.s) {
       // One plane of n points per k (the result's layout, limb_dark_ffi.h).
       for (int k = 0; k <= p.order; ++k) p.s[k * p.n + i] = static_cast<T>(s[k]);

@@ -17,9 +17,9 @@ struct Params {
   const T* b;
   const T* r;
   T* flux;  // F - 1
-  T* d_db;
+  T* d_db;  // d_db and d_dr both null: the value alone
   T* d_dr;
-  T* s;  // (n, order + 1), or null
+  T* s;  // order + 1 planes of n, or null
   int order;
   int64_t group_size;
   int64_t n;
