@@ -47,9 +47,11 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
       err.failure()) {
     return err;
   }
-  // The derivatives: both of b's shape, or both empty (the value alone).
-  const bool with_derivatives = d_db.element_count() != 0 || d_dr.element_count() != 0 ||
-                                b.element_count() == 0;
+  // The derivatives: both of b's shape, or both empty of another shape (the
+  // value alone).
+  const bool with_derivatives = SameShape(d_db.dimensions(), b.dimensions()) ||
+                                SameShape(d_dr.dimensions(), b.dimensions()) ||
+                                d_db.element_count() != 0 || d_dr.element_count() != 0;
   if (with_derivatives) {
     if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"d_db", d_db}, {"d_dr", d_dr}});
         err.failure()) {
