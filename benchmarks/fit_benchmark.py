@@ -186,9 +186,9 @@ def _report(res, started):
       ratio = t[case]["min"] / t[reference]["min"]
       lines.append(f"| {int(n):,} | {what} <= {limit}x {reference.split('/')[-1]} | {ratio:.2f}x | "
                    f"{'met' if ratio <= limit else 'MISSED'} |")
+  agree = [(int(n), r["agreement"]) for n, r in res["results"].items()]
   lines += ["", "Agreement of the model on both ops (relative): " + "; ".join(
-      f"N = {int(n):,}: chi2 {r['agreement']['chi2']:.1e}, gradient {r['agreement']['gradient']:.1e}"
-      for n, r in res["results"].items())]
+      f"N = {n:,}: chi2 {a['chi2']:.1e}, gradient {a['gradient']:.1e}" for n, a in agree)]
   return "\n".join(lines)
 
 

@@ -80,9 +80,6 @@ mlir.register_lowering(jvp_primitive, mlir.lower_fun(_reference, multiple_result
 mlir.register_lowering(jvp_primitive, partition.lower_call, platform="cpu")
 
 
-
-
-
 def _jvp_batch(args, dims, **params):
   """vmap of a JVP call. With only tangents batched (jacfwd pushes a batch of
   tangents through one point), the values stay unbatched: the plain call,
@@ -160,7 +157,8 @@ def _partial_eval_jaxpr(saveable, unks_in, inst_in, eqn):
   # tangent's jnp operations (one jitted equation, which JAX transposes) are
   # staged, the operands and results they use becoming residuals.
   # Values the caller drops are still the tangent's residuals: named here.
-  y = [_core.gensym()(v.aval) if type(v) is not _core.Var else v for v in eqn.outvars[:n_out // 2]]
+  y = [v if type(v) is _core.Var else _core.gensym()(v.aval)
+       for v in eqn.outvars[:n_out // 2]]
   known = eqn.replace(primitive=partition.primitive, outvars=list(y),
                       invars=[*shared, *x], params=plain)
   tangent = _tangent_of(eqn.params["target"])
