@@ -207,5 +207,6 @@ def light_curve(u, b, r, *, order=None):
                      f"{MAX_ORDER} are supported")
   (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
-  flux = _light_curve(u, jnp.abs(b), r)
+  # |b| inside the kernel, whose dF/db is that in b itself (limb_dark.h).
+  flux = _light_curve(u, b, r)
   return flux.astype(dtype)

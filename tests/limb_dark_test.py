@@ -197,6 +197,28 @@ class DerivativeTest(parameterized.TestCase):
       np.testing.assert_allclose([db, dr], want, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
       np.testing.assert_allclose(du, want_u, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
 
+  def test_negative_b(self):
+    # F is even in b: the gradient in b flips its sign with b (the kernel
+    # returns dF/db in b itself), those in r and u do not; and at negative b
+    # it is the slope of F there (central differences of F, float64). Both
+    # paths: the quadratic law (vectorised) and POLY6 (scalar).
+    rng = np.random.default_rng(7)
+    b = rng.uniform(0.02, 1.3, 64)
+    r = rng.uniform(0.01, 0.5, 64)
+    for law in (QUADRATIC, POLY6):
+      u = jnp.asarray(law, FLOAT)
+      grad = jax.jit(jax.vmap(jax.grad(limb_dark.light_curve, argnums=(0, 1, 2)), in_axes=(None, 0, 0)))
+      du_p, db_p, dr_p = grad(u, jnp.asarray(b, FLOAT), jnp.asarray(r, FLOAT))
+      du_m, db_m, dr_m = grad(u, jnp.asarray(-b, FLOAT), jnp.asarray(r, FLOAT))
+      np.testing.assert_array_equal(db_m, -db_p)
+      np.testing.assert_array_equal(dr_m, dr_p)
+      np.testing.assert_array_equal(du_m, du_p)
+      if FLOAT == np.float64:
+        h = 1e-6
+        fd = (limb_dark.light_curve(u, -b + h, r) - limb_dark.light_curve(u, -b - h, r)) / (2 * h)
+        far = (np.abs(b - np.abs(1 - r)) > 1e-3) & (np.abs(b - (1 + r)) > 1e-3)
+        np.testing.assert_allclose(np.asarray(db_m)[far], np.asarray(fd)[far], rtol=1e-5, atol=1e-9)
+
   def test_small_b(self):
     # Where the 1/b form of dP/db cancels as b goes to 0 (by how much:
     # docs/accuracy_and_speed.md): the paper's small-b form takes over.

@@ -188,11 +188,13 @@ JAXEXT_HD CelBasis CelP1(double kc) {
 // loop over points vectorises. The iteration is Cel's; the three share its
 // kc-dependent variables (e, m, qc). Iterating past convergence repeats an
 // exact transformation, which leaves the results as they were. `converged`
-// is false where kCelSteps did not reach Cel's tolerance (kc below ~5e-3,
-// b + r within ~1e-5 of 1): callers must use CelP1 and Cel there. Six steps:
-// fewer leave more points to the scalar path, which costs more than the
-// extra step (benchmarks/BENCHMARKS.md, limb-darkening benchmark).
-constexpr int kCelSteps = 6;
+// is false where kCelSteps did not reach Cel's tolerance (kc below 0.079:
+// b + r within ~1e-3 of 1 at r = 0.1, 0.2% of the limb-darkening
+// benchmark's points): callers must use CelP1 and Cel there. Five steps: a
+// sixth costs every point more (8% of the value alone, AVX-512) than the
+// scalar path costs those; four leave so many to it that the loop takes 1.7
+// times as long.
+constexpr int kCelSteps = 5;
 struct CelTriple {
   CelBasis basis;
   double third;
@@ -322,20 +324,24 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Lambda LambdaFromCel(const Geometry& g,
   // (1 - (b + r)^2) / b) and cel(kc, 1, 2 r (1 - (b - r)^2), 0) written with
   // D and C.
   const double sqrt_br = Sqrt(b * r);
+  // The derivatives multiply by reciprocals (one division each, shared):
+  // a rounding more than dividing, far below their accuracy (~1e-13).
+  const double inv_b = 1 / b;
+  const double inv_pi_sqrt_br = 1 / (kPi * sqrt_br);
   const double cross_value =
       g.one_minus_bmr2 / (9 * kPi * sqrt_br) *
       (kc * kc * ((b - r) * (b + r)) * third - (3 - 6 * r * r - 2 * b * r) * cb.d -
        4 * b * r * cb.e);
-  const double cross_dr = 2 * r * g.one_minus_bmr2 * cb.d / (kPi * sqrt_br);
-  const double cross_db = g.one_minus_bmr2 / (3 * kPi * sqrt_br) *
-                          (-2 * r * cb.d + g.one_minus_bpr2 / b * cb.c);
+  const double cross_dr = 2 * r * g.one_minus_bmr2 * cb.d * inv_pi_sqrt_br;
+  const double cross_db = g.one_minus_bmr2 * inv_pi_sqrt_br * (1.0 / 3) *
+                          (-2 * r * cb.d + g.one_minus_bpr2 * inv_b * cb.c);
   // k^2 > 1; cel(kc, 1, -1, kc^2) = -D + kc^2 C.
   const double s = Sqrt(g.one_minus_bmr2);
   const double in_value =
       2 * s / (9 * kPi) *
       (g.one_minus_bpr2 * third - (4 - 7 * r * r - b * b) * cb.e);
-  const double in_db = 4 * r / (3 * kPi) * s * (-cb.d + kc * kc * cb.c);
-  const double in_dr = 4 * r / kPi * s * cb.e;
+  const double in_db = r * (4 / (3 * kPi)) * s * (-cb.d + kc * kc * cb.c);
+  const double in_dr = r * (4 / kPi) * s * cb.e;
   return {g.inside ? in_value : cross_value, g.inside ? in_db : cross_db,
           g.inside ? in_dr : cross_dr};
 }
@@ -474,12 +480,13 @@ struct LowOrder {
 JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
                                                      const Lambda& lambda) {
   const double b = g.b, r = g.r;
+  const double inv_b = 1 / b;  // derivatives only (see LambdaFromCel)
   LowOrder o;
   // s_0, the uniform disk (sec. 3).
   o.deficit[0] = g.inside ? -kPi * r * r : -(g.kappa1 + r * r * g.kappa0 - g.kite);
   o.s[0] = kPi + o.deficit[0];
   o.ds_dr[0] = -2 * r * g.kappa0;  // kappa0 = pi inside
-  o.ds_db[0] = g.inside ? 0.0 : 2 * g.kite / b;
+  o.ds_db[0] = g.inside ? 0.0 : 2 * g.kite * inv_b;
   // s_1, the linear term (sec. 5).
   const double theta = r > b ? 1 : 0;
   o.deficit[1] = -kPi * lambda.value - 2 * kPi / 3 * theta;
@@ -494,11 +501,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
   // Derivatives from eta.
   const double deta_dr =
       g.inside ? 2 * r * (r * r + b * b)
-               : 2 * r / kPi * ((r * r + b * b) * g.kappa0 - 2 * g.kite);
+               : r * (2 / kPi) * ((r * r + b * b) * g.kappa0 - 2 * g.kite);
   const double deta_db =
       g.inside ? 2 * b * r * r
-               : (4 * r * r * b * b * g.kappa0 - 2 * (1 + b * b + r * r) * g.kite) /
-                     (2 * b * kPi);
+               : (4 * r * r * b * b * g.kappa0 - 2 * (1 + b * b + r * r) * g.kite) *
+                     inv_b * (0.5 / kPi);
   o.s[2] = 2 * r * r * ((r - 1) * (r + 1) + 2 * b * b) * g.kappa0 -
            ((5 * r * r - 1) + b * b) * g.kite;
   o.ds_db[2] = 2 * o.ds_db[0] + 4 * kPi * deta_db;
@@ -625,8 +632,9 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
 // One point of the light curve, what every handler computes per element:
 // with g[0..order] the Green's-basis coefficients and norm = pi g_0 +
 // 2 pi g_1 / 3, F - 1 and its derivatives in b and r, and s[0..order] the
-// solution vector (for derivatives in g). |b| is used; r < 0 or NaN/inf in
-// b or r give NaN everywhere.
+// solution vector (for derivatives in g). F is that of |b|, and d_db its
+// derivative in b itself (of the sign of b: F is even in b); r < 0 or
+// NaN/inf in b or r give NaN everywhere.
 struct Flux {
   double value, d_db, d_dr;
 };
@@ -634,6 +642,7 @@ struct Flux {
 JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
                                double norm, double* s) {
   using namespace detail;
+  const double sign_b = b < 0 ? -1.0 : 1.0;
   b = Abs(b);
   if (b < kTinyB) b = 0;
   const bool hidden = DiskHidden(b, r);
@@ -660,7 +669,8 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   // (beyond 1e-15 with 32 coefficients, seen on aarch64).
   const double value = hidden ? -norm / norm : blocked / norm;
   if (value != value) return {value, value, value};  // NaN: no derivatives either
-  return {value, fb / norm, fr / norm};
+  const double inv_norm = 1 / norm;  // derivatives: as in LambdaFromCel
+  return {value, sign_b * fb * inv_norm, fr * inv_norm};
 }
 
 // LightCurvePoint for laws of at most two coefficients (g[0..2], zero past
@@ -677,6 +687,7 @@ struct LowOrderPoint {
 JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
     double b, double r, const double* g, double norm) {
   using namespace detail;
+  const double sign_b = b < 0 ? -1.0 : 1.0;  // of d_db, as in LightCurvePoint
   b = Abs(b);
   const bool finite = b - b == 0 && r - r == 0;  // no NaN, no inf
   const bool out = finite && r >= 0 && NoOverlap(b, r);
@@ -691,9 +702,12 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
   // F - 1 as in LightCurvePoint: exactly 0 out of transit.
   const double blocked =
       low.deficit[0] * g[0] + low.deficit[1] * g[1] + low.s[2] * g[2];
-  const double fb = low.ds_db[0] * g[0] + low.ds_db[1] * g[1] + low.ds_db[2] * g[2];
-  const double fr = low.ds_dr[0] * g[0] + low.ds_dr[1] * g[1] + low.ds_dr[2] * g[2];
-  o.flux = {out ? 0.0 : blocked / norm, out ? 0.0 : fb / norm, out ? 0.0 : fr / norm};
+  // The derivatives with g / norm (the same for every point: the loop
+  // computes it once).
+  const double gn[3] = {g[0] / norm, g[1] / norm, g[2] / norm};
+  const double fb = low.ds_db[0] * gn[0] + low.ds_db[1] * gn[1] + low.ds_db[2] * gn[2];
+  const double fr = low.ds_dr[0] * gn[0] + low.ds_dr[1] * gn[1] + low.ds_dr[2] * gn[2];
+  o.flux = {out ? 0.0 : blocked / norm, out ? 0.0 : sign_b * fb, out ? 0.0 : fr};
   o.s[0] = out ? kPi : low.s[0];
   o.s[1] = out ? 2 * kPi / 3 : low.s[1];
   o.s[2] = out ? 0.0 : low.s[2];

@@ -50,8 +50,9 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // declines), then the block's results stored, with LightCurvePoint for the
 // points that path leaves (ok false: b = 0, b = r, b + r near 1, r > 1, NaN).
 // kDerivatives false: the value alone, and the vectorised loop keeps only
-// what the value needs (the compiler drops the derivatives' arithmetic).
-template <bool kDerivatives, typename T>
+// what the value needs (the compiler drops the derivatives' arithmetic);
+// kS false: no solution vector (s_out null), and the loop does not keep it.
+template <bool kDerivatives, bool kS, typename T>
 void LowOrderBlocks(const double* g, const double* g3, int order, double norm, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
                     size_t n) {
@@ -69,6 +70,8 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
       if (kDerivatives) {
         fb[i] = p.flux.d_db;
         fr[i] = p.flux.d_dr;
+      }
+      if (kS) {
         s0[i] = p.s[0];
         s1[i] = p.s[1];
         s2[i] = p.s[2];
@@ -79,7 +82,7 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
     for (size_t i = 0; i < m; ++i) {
       Flux point = {f[i], kDerivatives ? fb[i] : 0.0, kDerivatives ? fr[i] : 0.0};
       if (ok[i]) {
-        if (kDerivatives) {
+        if (kS) {
           s[0] = s0[i];
           s[1] = s1[i];
           s[2] = s2[i];
@@ -89,7 +92,7 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
                                 static_cast<double>(rr[i]), g, order, norm, s);
       }
       StorePoint(point, s, order, start + i, flux, kDerivatives ? d_db : nullptr,
-                 kDerivatives ? d_dr : nullptr, kDerivatives ? s_out : nullptr, s_plane);
+                 kDerivatives ? d_dr : nullptr, kS ? s_out : nullptr, s_plane);
     }
   }
 }
@@ -107,10 +110,12 @@ void LowOrderLoop(const double* g, int order, double norm, const T* b,
     GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
     return;
   }
-  if (d_db) {
-    LowOrderBlocks<true>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+  if (s_out) {  // the handler asks for s only with the derivatives
+    LowOrderBlocks<true, true>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+  } else if (d_db) {
+    LowOrderBlocks<true, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
   } else {
-    LowOrderBlocks<false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    LowOrderBlocks<false, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
   }
 }
 
