@@ -67,9 +67,12 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double Atan2NonNegative(double y, double x) {
   constexpr double kPiLo = 1.2246467991473532e-16;  // pi - double(pi)
   const double ax = Abs(x);
   const double num = Min(y, ax), den = Max(y, ax);
-  const double t = den > 0 ? num / den : 0.0;
-  const bool reduce = t > 0.41421356237309503;  // tan(pi/8)
-  const double v = reduce ? (t - 1) / (t + 1) : t;
+  // t = num / den; reduced, v = (t - 1) / (t + 1) = (num - den) / (num +
+  // den): one division either way.
+  const bool reduce = num > 0.41421356237309503 * den;  // t > tan(pi/8)
+  const double v_num = reduce ? num - den : num;
+  const double v_den = reduce ? num + den : (den > 0 ? den : 1.0);
+  const double v = v_num / v_den;
   const double z = v * v;
   double poly = -0.017887779925664465;
   poly = poly * z + 0.03804554892856584;
