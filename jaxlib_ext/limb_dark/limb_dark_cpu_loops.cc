@@ -47,50 +47,51 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // At most two coefficients (the quadratic law and below): blocks of points
 // through LowOrderLightCurvePoint, a loop clang vectorises in the avx2 and
 // avx512 variants (one point per lane; not in baseline, where its cost model
-// declines), then the block's results stored, with LightCurvePoint for the
-// points that path leaves (ok false: b = 0, b = r, b + r near 1, r > 1, NaN).
-// kDerivatives false: the value alone, and the vectorised loop keeps only
-// what the value needs (the compiler drops the derivatives' arithmetic);
-// kS false: no solution vector (s_out null), and the loop does not keep it.
+// declines) and that stores every point's results, then LightCurvePoint
+// over the points that path leaves (ok false: b = 0, b = r, b + r near 1,
+// r > 1, NaN), whose results replace those stored. kDerivatives false: the
+// value alone, and the vectorised loop keeps only what the value needs (the
+// compiler drops the derivatives' arithmetic); kS false: no solution vector
+// (s_out null).
 template <bool kDerivatives, bool kS, typename T>
 void LowOrderBlocks(const double* g, const double* g3, int order, double norm, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
                     size_t n) {
   constexpr size_t kBlock = 256;
-  double f[kBlock], fb[kBlock], fr[kBlock], s0[kBlock], s1[kBlock], s2[kBlock];
   bool ok[kBlock];
+  T unused1[kBlock], unused2[kBlock];  // s_1, s_2 of a law of lower order
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = n - start < kBlock ? n - start : kBlock;
-    const T* bb = b + start;
-    const T* rr = r + start;
+    const T* __restrict bb = b + start;
+    const T* __restrict rr = r + start;
+    // XLA's buffers do not overlap: restrict lets clang vectorise the
+    // stores without checking.
+    T* __restrict ff = flux + start;
+    T* __restrict fb = kDerivatives ? d_db + start : nullptr;
+    T* __restrict fr = kDerivatives ? d_dr + start : nullptr;
+    T* __restrict s0 = kS ? s_out + start : nullptr;
+    T* __restrict s1 = kS && order >= 1 ? s_out + s_plane + start : unused1;
+    T* __restrict s2 = kS && order >= 2 ? s_out + 2 * s_plane + start : unused2;
     for (size_t i = 0; i < m; ++i) {
       const LowOrderPoint p = LowOrderLightCurvePoint(
           static_cast<double>(bb[i]), static_cast<double>(rr[i]), g3, norm);
-      f[i] = p.flux.value;
+      ff[i] = static_cast<T>(p.flux.value);
       if (kDerivatives) {
-        fb[i] = p.flux.d_db;
-        fr[i] = p.flux.d_dr;
+        fb[i] = static_cast<T>(p.flux.d_db);
+        fr[i] = static_cast<T>(p.flux.d_dr);
       }
       if (kS) {
-        s0[i] = p.s[0];
-        s1[i] = p.s[1];
-        s2[i] = p.s[2];
+        s0[i] = static_cast<T>(p.s[0]);
+        s1[i] = static_cast<T>(p.s[1]);
+        s2[i] = static_cast<T>(p.s[2]);
       }
       ok[i] = p.ok;
     }
     double s[kMaxOrder + 1];
     for (size_t i = 0; i < m; ++i) {
-      Flux point = {f[i], kDerivatives ? fb[i] : 0.0, kDerivatives ? fr[i] : 0.0};
-      if (ok[i]) {
-        if (kS) {
-          s[0] = s0[i];
-          s[1] = s1[i];
-          s[2] = s2[i];
-        }
-      } else {
-        point = LightCurvePoint(static_cast<double>(bb[i]),
-                                static_cast<double>(rr[i]), g, order, norm, s);
-      }
+      if (ok[i]) continue;
+      const Flux point = LightCurvePoint(static_cast<double>(bb[i]),
+                                         static_cast<double>(rr[i]), g, order, norm, s);
       StorePoint(point, s, order, start + i, flux, kDerivatives ? d_db : nullptr,
                  kDerivatives ? d_dr : nullptr, kS ? s_out : nullptr, s_plane);
     }
