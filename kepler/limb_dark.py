@@ -150,8 +150,9 @@ def _light_curve_jvp(primals, tangents):
     dnorm = jnp.pi * dg[..., 0] + ((2 * jnp.pi / 3) * dg[..., 1] if order else 0)
     # Rows of u (K...) against points (K..., M...): broadcast over M....
     # s's coefficient axis first: the handler writes one plane per
-    # coefficient (limb_dark_ffi.h), so this transpose is free and the sum
-    # over points in reverse mode reads contiguous planes.
+    # coefficient (limb_dark_ffi.h), and the sum over points in reverse mode
+    # reads planes (XLA still copies s once, the cotangent's product fused
+    # in, before reducing: benchmarks/BENCHMARKS.md, fit benchmark).
     trailing = (1,) * (b.ndim - (u.ndim - 1))
     s_planes = jnp.moveaxis(s, -1, 0)
     dg_planes = jnp.moveaxis(dg, -1, 0).reshape(dg.shape[-1:] + dg.shape[:-1] + trailing)
