@@ -5,12 +5,11 @@
 // N <= kMaxOrder), b and r (one shape, which starts with K...: each row of u
 // serves the elements under it; float32 or float64, all one dtype). Results:
 // F - 1 (of |b|), dF/db (in b itself, of b's sign), dF/dr (the shape of b;
-// the derivatives both empty: not computed, the value alone), and the solution vector s (shape
-// b.shape + (N + 1,), or empty: not computed), laid out with its last
-// dimension major: N + 1 planes of b.size elements, s_k of element i at
-// k * b.size + i (the layout kepler/_ffi/partition.py's lowering gives
-// results with trailing dimensions; XLA's reductions over the points then
-// read contiguous memory).
+// the derivatives both empty: not computed, the value alone), and the
+// solution vector s (shape b.shape + (N + 1,), or empty: not computed),
+// laid out with its last dimension major: N + 1 planes of b.size elements,
+// s_k of element i at k * b.size + i (the layout kepler/_ffi/partition.py's
+// lowering gives results with trailing dimensions).
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 
