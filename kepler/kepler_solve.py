@@ -21,7 +21,7 @@ _TARGET = _ffi.target("kepler_solve")
 def _call(m, e, true_anomaly):
   # Partitioned elementwise on many devices (kepler/_ffi/partition.py);
   # differentiated by the handler's own JVP form (kepler/_ffi/jvp.py).
-  return tuple(partition.call(_TARGET, (m, e), out_trailing=((), ()),
+  return tuple(partition.call(_TARGET, (m, e), n_results=2,
                               attrs=(("true_anomaly", true_anomaly),)))
 
 

@@ -58,15 +58,19 @@ def _greens_matrix(order):
   return a.reshape(order + 1, order), np.array([float(x) for x in a0])
 
 
-def _call(u, b, r, with_s, with_derivatives=True):
-  """(F - 1, dF/db, dF/dr, s): s of shape b.shape + (N + 1,), or + (0,) (empty)
-  without with_s; without with_derivatives the derivatives are empty too and
-  the handler computes the value alone. Partitioned elementwise in b, r on
-  many devices, u replicated (kepler/_ffi/partition.py)."""
-  s_trailing = (u.shape[-1] + 1,) if with_s else (0,)
-  d_trailing = () if with_derivatives else (0,)
-  return partition.call(_TARGET, (b, r), shared=(u,),
-                        out_trailing=((), d_trailing, d_trailing, s_trailing))
+def _call(u, b, r, with_s):
+  """(F - 1, dF/db, dF/dr, s) from one call of the handler: s the tuple
+  (s_0, ..., s_N) of arrays of b's shape with with_s, else (). Partitioned
+  elementwise in b, r on many devices, u replicated
+  (kepler/_ffi/partition.py)."""
+  n_s = u.shape[-1] + 1 if with_s else 0
+  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_s)
+  return out[0], out[1], out[2], tuple(out[3:])
+
+
+def _value(u, b, r):
+  """F - 1 alone, which the handler computes faster than with its derivatives."""
+  return partition.call(_TARGET, (b, r), shared=(u,), n_results=1)[0]
 
 
 def _fd_step(x):
@@ -81,8 +85,8 @@ def _fd_step(x):
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
 def _kernel(u, b, r, with_s):
-  """(F - 1, dF/db, dF/dr, s) from one call of the handler (see _call)."""
-  return tuple(_call(u, b, r, with_s))
+  """(F - 1, dF/db, dF/dr, s): see _call."""
+  return _call(u, b, r, with_s)
 
 
 @_kernel.defjvp
@@ -91,37 +95,32 @@ def _kernel_jvp(with_s, primals, tangents):
   du, db, dr = tangents
   out = _kernel(u, b, r, with_s)
   # Second derivatives, numerically (see _fd_step): central differences of
-  # every output in b and r (s's trailing axis broadcast), and of the first
-  # three in u, one coefficient at a time (s does not depend on u, so those
-  # calls leave it out). Each is taken from the primal alone and multiplied
-  # by its tangent, so that the tangent stays linear in (du, db, dr) and
-  # reverse mode transposes it.
-  def per_point(t, x):  # t, of b's shape, against an output x (s: one axis more)
-    return t[..., None] if x.ndim > t.ndim else t
-
+  # every output in b and r, and of the first three in u, one coefficient
+  # at a time (s does not depend on u, so those calls leave it out). Each is
+  # taken from the primal alone and multiplied by its tangent, so that the
+  # tangent stays linear in (du, db, dr) and reverse mode transposes it.
   def central(plus, minus, eps):
-    return [(p - m) / (2 * per_point(eps, p)) for p, m in zip(plus, minus)]
+    return jax.tree_util.tree_map(lambda p, m: (p - m) / (2 * eps), plus, minus)
 
   eps_b, eps_r = _fd_step(b), _fd_step(r)
   d_b = central(_kernel(u, b + eps_b, r, with_s), _kernel(u, b - eps_b, r, with_s), eps_b)
   d_r = central(_kernel(u, b, r + eps_r, with_s), _kernel(u, b, r - eps_r, with_s), eps_r)
-  tangent = [x * per_point(db, x) + y * per_point(dr, y) for x, y in zip(d_b, d_r)]
+  tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
   eps_u = _fd_step(jnp.zeros((), u.dtype))
   trailing = (1,) * (b.ndim - (u.ndim - 1))
   for j in range(u.shape[-1]):
     step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
     plus, minus = _kernel(u + step, b, r, False)[:3], _kernel(u - step, b, r, False)[:3]
     du_j = du[..., j].reshape(du.shape[:-1] + trailing)
-    for k, d_uj in enumerate(central(plus, minus, eps_u)):
-      tangent[k] = tangent[k] + d_uj * du_j
-  return out, tuple(tangent)
+    d_u = central(plus, minus, eps_u)
+    tangent = tuple(t + d * du_j for t, d in zip(tangent[:3], d_u)) + tangent[3:]
+  return out, tangent
 
 
 @jax.custom_jvp
 def _light_curve(u, b, r):
-  # Not differentiated (derivatives come from _light_curve_jvp): the value
-  # alone, which the handler computes faster.
-  return _call(u, b, r, False, with_derivatives=False)[0]
+  # Not differentiated (derivatives come from _light_curve_jvp).
+  return _value(u, b, r)
 
 
 def _is_zero(tangent):
@@ -149,14 +148,11 @@ def _light_curve_jvp(primals, tangents):
     norm = jnp.pi * g[..., 0] + (2 * jnp.pi / 3) * g[..., 1] if order else jnp.pi * g[..., 0]
     dnorm = jnp.pi * dg[..., 0] + ((2 * jnp.pi / 3) * dg[..., 1] if order else 0)
     # Rows of u (K...) against points (K..., M...): broadcast over M....
-    # s's coefficient axis first: the handler writes one plane per
-    # coefficient (limb_dark_ffi.h), and the sum over points in reverse mode
-    # reads planes (XLA still copies s once, the cotangent's product fused
-    # in, before reducing: benchmarks/BENCHMARKS.md, fit benchmark).
+    # s is one array per coefficient, which reverse mode's sums over the
+    # points read in place.
     trailing = (1,) * (b.ndim - (u.ndim - 1))
-    s_planes = jnp.moveaxis(s, -1, 0)
-    dg_planes = jnp.moveaxis(dg, -1, 0).reshape(dg.shape[-1:] + dg.shape[:-1] + trailing)
-    s_dot_dg = jnp.sum(s_planes * dg_planes, axis=0)
+    dg_rows = [dg[..., k].reshape(dg.shape[:-1] + trailing) for k in range(order + 1)]
+    s_dot_dg = sum(s_k * dg_k for s_k, dg_k in zip(s, dg_rows))
     tangent = tangent + (s_dot_dg - (flux + 1) * dnorm.reshape(dnorm.shape + trailing)) / (
         norm.reshape(norm.shape + trailing))
   return flux, tangent

@@ -32,10 +32,9 @@ constexpr size_t kParallelMinElements = 2048;
 
 ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::AnyBuffer b,
                            ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
-                           ffi::Result<ffi::AnyBuffer> d_db, ffi::Result<ffi::AnyBuffer> d_dr,
-                           ffi::Result<ffi::AnyBuffer> s) {
+                           ffi::RemainingRets rest) {
   Layout layout;
-  if (ffi::Error err = CheckLayout(u, b, r, *flux, *d_db, *d_dr, *s, &layout); err.failure()) {
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, &layout); err.failure()) {
     return err;
   }
   const IsaChoice& isa = ActiveCpuIsa();
@@ -48,20 +47,23 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     const T* b_data = b.typed_data<T>();
     const T* r_data = r.typed_data<T>();
     T* f_data = flux->typed_data<T>();
-    T* fb_data = layout.with_derivatives ? d_db->typed_data<T>() : nullptr;
-    T* fr_data = layout.with_derivatives ? d_dr->typed_data<T>() : nullptr;
-    T* s_data = layout.with_s ? s->typed_data<T>() : nullptr;
+    T* fb_data = layout.with_derivatives ? static_cast<T*>(layout.d_db) : nullptr;
+    T* fr_data = layout.with_derivatives ? static_cast<T*>(layout.d_dr) : nullptr;
     const Layout l = layout;
     ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
       // Elements [begin, end) may span rows of u: one run per row.
       double g[kMaxOrder + 1];
+      T* s_planes[kMaxOrder + 1];
       while (begin < end) {
         const size_t row = begin / l.group_size;
         const size_t stop = std::min(end, (row + 1) * l.group_size);
         const double norm = GreensRow(u_data + row * l.order, l.order, g);
+        for (int k = 0; k <= l.order; ++k) {
+          s_planes[k] = l.with_s ? static_cast<T*>(l.s[k]) + begin : nullptr;
+        }
         loop(g, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
              fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
-             s_data ? s_data + begin : nullptr, l.n, stop - begin);
+             l.with_s ? s_planes : nullptr, stop - begin);
         begin = stop;
       }
     });
@@ -80,6 +82,4 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(LimbDarkCpu, jaxext::limb_dark::LimbDarkCpuImpl,
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Ret<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>());
+                                  .RemainingRets());

@@ -10,9 +10,10 @@
 //   - adversarial values (NaN, +-inf, r < 0, huge, subnormal and signed-zero
 //     b and r, NaN and inf in u): NaN exactly where docs/api.md says, finite
 //     everywhere else;
-//   - malformed calls (shapes of u, b, r, the outputs and s, dtypes, too many
-//     coefficients, counts of arguments, results and attributes, the
-//     execution stage): an error naming the problem, and no output written.
+//   - malformed calls (shapes of u, b, r, the results and s's planes,
+//     dtypes, too many coefficients, counts of arguments, results and
+//     attributes, the execution stage): an error naming the problem, and no
+//     output written.
 // Run under --config=sanitize by CI: any access outside a buffer, any data
 // race that corrupts memory, or undefined behaviour fails it.
 #include <algorithm>
@@ -51,31 +52,36 @@ Checks g_checks;
 // 1e-20 next to b = 0; the accuracy bound is 1e-15).
 constexpr double kFluxSlack = 1e-15;
 
-// The handler's four outputs for b of shape `dims` and a law of `order`
-// coefficients (s: b's shape + (order + 1,), or empty).
+// The handler's outputs for b of shape `dims` and a law of `order`
+// coefficients: F - 1, dF/db, dF/dr (not passed for the value alone) and
+// s_0..s_order (each of b's shape; none when not asked for).
 struct Outputs {
-  HostBuffer flux, d_db, d_dr, s;
+  HostBuffer flux, d_db, d_dr;
+  std::vector<HostBuffer> s;
 };
 
-// with_derivatives false: d_db and d_dr empty (shape b + (0,)), the value alone.
+bool SameS(Outputs& a, Outputs& b) {
+  if (a.s.size() != b.s.size()) return false;
+  for (size_t k = 0; k < a.s.size(); ++k) {
+    if (!SameBytes(a.s[k], b.s[k])) return false;
+  }
+  return true;
+}
+
+// with_derivatives false: one result, the value alone.
 template <typename T>
 Outputs Run(HostBuffer& u, HostBuffer& b, HostBuffer& r, bool with_s, PoolMode mode,
             Outcome* outcome, bool with_derivatives = true) {
-  std::vector<int64_t> s_dims = b.dims();
-  s_dims.push_back(with_s ? u.dims().back() + 1 : 0);
-  std::vector<int64_t> d_dims = b.dims();
-  if (!with_derivatives) d_dims.push_back(0);
-  Outputs out{MakeBuffer<T>(b.dims(), T(7)), MakeBuffer<T>(d_dims, T(7)),
-              MakeBuffer<T>(d_dims, T(7)), MakeBuffer<T>(s_dims, T(7))};
-  *outcome = Call()
-                 .Arg(u)
-                 .Arg(b)
-                 .Arg(r)
-                 .Ret(out.flux)
-                 .Ret(out.d_db)
-                 .Ret(out.d_dr)
-                 .Ret(out.s)
-                 .Run(LimbDarkCpu, mode);
+  Outputs out{MakeBuffer<T>(b.dims(), T(7)), MakeBuffer<T>(b.dims(), T(7)),
+              MakeBuffer<T>(b.dims(), T(7)), {}};
+  if (with_s) {
+    for (int64_t k = 0; k <= u.dims().back(); ++k) out.s.push_back(MakeBuffer<T>(b.dims(), T(7)));
+  }
+  Call call;
+  call.Arg(u).Arg(b).Arg(r).Ret(out.flux);
+  if (with_derivatives) call.Ret(out.d_db).Ret(out.d_dr);
+  for (HostBuffer& plane : out.s) call.Ret(plane);
+  *outcome = call.Run(LimbDarkCpu, mode);
   return out;
 }
 
@@ -174,7 +180,7 @@ void ValidCalls(int order, const std::vector<int64_t>& dims, std::mt19937_64& rn
     Outputs again = Run<T>(u, b, r, true, mode, &outcome);
     g_checks.Expect(outcome.ok && SameBytes(again.flux, with_s.flux) &&
                         SameBytes(again.d_db, with_s.d_db) &&
-                        SameBytes(again.d_dr, with_s.d_dr) && SameBytes(again.s, with_s.s),
+                        SameBytes(again.d_dr, with_s.d_dr) && SameS(again, with_s),
                     what + ": " + testing::PoolModeName(mode) + " equals serial (bitwise)",
                     outcome.message);
     Outputs value_only = Run<T>(u, b, r, false, mode, &outcome, false);
@@ -277,8 +283,7 @@ void GroupedCalls(int order, std::mt19937_64& rng) {
                     one.d_db.data<T>()[i] != all.d_db.data<T>()[j] ||
                     one.d_dr.data<T>()[i] != all.d_dr.data<T>()[j];
       for (int c = 0; c <= order; ++c) {
-        // s: one plane of all points per coefficient (limb_dark_ffi.h).
-        mismatched += one.s.data<T>()[c * per_row + i] != all.s.data<T>()[c * rows * per_row + j];
+        mismatched += one.s[c].data<T>()[i] != all.s[c].data<T>()[j];
       }
     }
   }
@@ -352,9 +357,10 @@ void MalformedCalls() {
   HostBuffer u = MakeBuffer<double>({2}, 0.3), b = MakeBuffer<double>({4}, 0.5);
   HostBuffer r = MakeBuffer<double>({4}, 0.1);
   HostBuffer f = MakeBuffer<double>({4}), fb = MakeBuffer<double>({4});
-  HostBuffer fr = MakeBuffer<double>({4}), s = MakeBuffer<double>({4, 3});
+  HostBuffer fr = MakeBuffer<double>({4}), s0 = MakeBuffer<double>({4});
+  HostBuffer s1 = MakeBuffer<double>({4}), s2 = MakeBuffer<double>({4});
   HostBuffer r3 = MakeBuffer<double>({3}, 0.1), f3 = MakeBuffer<double>({3});
-  HostBuffer s_short = MakeBuffer<double>({4, 2}), s_f32 = MakeBuffer<float>({4, 3});
+  HostBuffer s_short = MakeBuffer<double>({3}), s_f32 = MakeBuffer<float>({4});
   HostBuffer u0 = MakeBuffer<double>({}, 0.3), u_lead = MakeBuffer<double>({3, 2}, 0.3);
   HostBuffer u_deep = MakeBuffer<double>({1, 4, 2}, 0.3);
   HostBuffer u_long = MakeBuffer<double>({kMaxOrder + 1}, 0.0);
@@ -362,61 +368,63 @@ void MalformedCalls() {
   HostBuffer u_i32(XLA_FFI_DataType_S32, 4, {2}, 2), b_i32(XLA_FFI_DataType_S32, 4, {4}, 4);
   HostBuffer r_i32(XLA_FFI_DataType_S32, 4, {4}, 4), o_i32(XLA_FFI_DataType_S32, 4, {4}, 4);
   HostBuffer o2_i32(XLA_FFI_DataType_S32, 4, {4}, 4), o3_i32(XLA_FFI_DataType_S32, 4, {4}, 4);
-  HostBuffer s_i32(XLA_FFI_DataType_S32, 4, {4, 0}, 0);
   for (HostBuffer* x : {&u_i32, &b_i32, &r_i32}) x->Fill(0);
 
-  auto call = [](HostBuffer& u_, HostBuffer& b_, HostBuffer& r_, HostBuffer& f_, HostBuffer& fb_,
-                 HostBuffer& fr_, HostBuffer& s_) {
+  // u, b, r, then the results in order.
+  auto call = [](HostBuffer& u_, HostBuffer& b_, HostBuffer& r_,
+                 const std::vector<HostBuffer*>& results) {
     Call c;
-    c.Arg(u_).Arg(b_).Arg(r_).Ret(f_).Ret(fb_).Ret(fr_).Ret(s_);
+    c.Arg(u_).Arg(b_).Arg(r_);
+    for (HostBuffer* x : results) c.Ret(*x);
     return c;
   };
   auto reject = [](Call c, const std::string& what, const std::string& expect,
                    const std::vector<HostBuffer*>& outs) {
     g_checks.ExpectRejected(LimbDarkCpu, c, what, expect, outs);
   };
-  const std::vector<HostBuffer*> outs = {&f, &fb, &fr, &s};
-  reject(call(u, b, r3, f, fb, fr, s), "b (4,) and r (3,)", "r has shape (3,)", outs);
-  reject(call(u, b, r, f3, fb, fr, s), "flux of another shape", "flux has shape (3,)",
-         {&f3, &fb, &fr, &s});
-  reject(call(u, b, r, f, fb, fr, s_short), "s of the wrong size", "s must have",
-         {&f, &fb, &fr, &s_short});
-  reject(call(u, b, r, f, fb, fr, s_f32), "s of another dtype", "must have b's dtype",
-         {&f, &fb, &fr, &s_f32});
-  reject(call(u_f32, b, r, f, fb, fr, s), "u of another dtype", "must have b's dtype", outs);
-  // The derivatives: both of b's shape or both empty (the value alone), and
-  // s only with them.
-  HostBuffer fb_empty = MakeBuffer<double>({4, 0}), fr_empty = MakeBuffer<double>({4, 0});
-  HostBuffer s_empty = MakeBuffer<double>({4, 0}), fb_f32 = MakeBuffer<float>({4});
-  reject(call(u, b, r, f, fb_empty, fr, s), "d_db empty, d_dr not", "d_db has shape (4, 0)",
-         {&f, &fb_empty, &fr, &s});
-  reject(call(u, b, r, f, fb_empty, fr_empty, s), "s without the derivatives",
-         "s needs the derivatives", {&f, &fb_empty, &fr_empty, &s});
-  reject(call(u, b, r, f, fb_f32, fr, s), "d_db of another dtype", "different dtype",
-         {&f, &fb_f32, &fr, &s});
-  {
-    Outcome ok = call(u, b, r, f, fb_empty, fr_empty, s_empty).Run(LimbDarkCpu, PoolMode::kNone);
-    g_checks.Expect(ok.ok, "the value alone (d_db, d_dr, s empty): accepted", ok.message);
+  const std::vector<HostBuffer*> outs = {&f, &fb, &fr, &s0, &s1, &s2};
+  reject(call(u, b, r3, outs), "b (4,) and r (3,)", "r has shape (3,)", outs);
+  reject(call(u, b, r, {&f3, &fb, &fr, &s0, &s1, &s2}), "flux of another shape",
+         "flux has shape (3,)", {&f3, &fb, &fr, &s0, &s1, &s2});
+  reject(call(u, b, r, {&f, &fb, &fr, &s0, &s_short, &s2}), "a plane of s of another shape",
+         "s_1 has shape (3,)", {&f, &fb, &fr, &s0, &s_short, &s2});
+  reject(call(u, b, r, {&f, &fb, &fr, &s0, &s1, &s_f32}), "a plane of s of another dtype",
+         "s_2 has a different dtype", {&f, &fb, &fr, &s0, &s1, &s_f32});
+  reject(call(u, b, r, {&f, &f3, &fr}), "d_db of another shape", "d_db has shape (3,)",
+         {&f, &f3, &fr});
+  reject(call(u_f32, b, r, outs), "u of another dtype", "u must have b's dtype", outs);
+  HostBuffer fb_f32 = MakeBuffer<float>({4});
+  reject(call(u, b, r, {&f, &fb_f32, &fr}), "d_db of another dtype", "different dtype",
+         {&f, &fb_f32, &fr});
+  // The results: 1 (the value alone), 3 (with the derivatives) or N + 4
+  // (with s), nothing else.
+  reject(call(u, b, r, {&f, &fb}), "two results", "2 results; expected 1", {&f, &fb});
+  reject(call(u, b, r, {&f, &fb, &fr, &s0, &s1}), "s with a plane missing",
+         "5 results; expected 1 (F - 1), 3 (and dF/db, dF/dr) or 6", {&f, &fb, &fr, &s0, &s1});
+  for (int count : {1, 3, 6}) {
+    Outcome ok = call(u, b, r, std::vector<HostBuffer*>(outs.begin(), outs.begin() + count))
+                     .Run(LimbDarkCpu, PoolMode::kNone);
+    g_checks.Expect(ok.ok, std::to_string(count) + " results: accepted", ok.message);
   }
-  reject(call(u, b, r_f32, f, fb, fr, s), "r of another dtype", "different dtype", outs);
-  reject(call(u0, b, r, f, fb, fr, s), "0-d u", "not (K..., N)", outs);
-  reject(call(u_deep, b, r, f, fb, fr, s), "u of more dimensions than b", "not (K..., N)", outs);
-  reject(call(u_lead, b, r, f, fb, fr, s), "u's leading dimension not b's",
+  reject(call(u, b, r_f32, outs), "r of another dtype", "different dtype", outs);
+  reject(call(u0, b, r, outs), "0-d u", "not (K..., N)", outs);
+  reject(call(u_deep, b, r, outs), "u of more dimensions than b", "not (K..., N)", outs);
+  reject(call(u_lead, b, r, outs), "u's leading dimension not b's",
          "leading dimensions of u", outs);
-  reject(call(u_long, b, r, f, fb, fr, s), "too many coefficients",
-         std::to_string(kMaxOrder + 1) + " coefficients", outs);
-  reject(call(u_i32, b_i32, r_i32, o_i32, o2_i32, o3_i32, s_i32), "int32 buffers",
+  reject(call(u_long, b, r, {&f, &fb, &fr}), "too many coefficients",
+         std::to_string(kMaxOrder + 1) + " coefficients", {&f, &fb, &fr});
+  reject(call(u_i32, b_i32, r_i32, {&o_i32, &o2_i32, &o3_i32}), "int32 buffers",
          "unsupported dtype", {&o_i32, &o2_i32, &o3_i32});
   Call few;
-  few.Arg(u).Arg(b).Ret(f).Ret(fb).Ret(fr).Ret(s);
-  reject(std::move(few), "two arguments", "Wrong number of arguments", outs);
-  Call fewer_rets;
-  fewer_rets.Arg(u).Arg(b).Arg(r).Ret(f).Ret(fb).Ret(fr);
-  reject(std::move(fewer_rets), "three results", "Wrong number of results", {&f, &fb, &fr});
-  Call attr = call(u, b, r, f, fb, fr, s);
+  few.Arg(u).Arg(b).Ret(f).Ret(fb).Ret(fr);
+  reject(std::move(few), "two arguments", "Wrong number of arguments", {&f, &fb, &fr});
+  Call no_results;
+  no_results.Arg(u).Arg(b).Arg(r);
+  reject(std::move(no_results), "no result", "Wrong number of results", {});
+  Call attr = call(u, b, r, outs);
   attr.BoolAttr("with_s", true);
   reject(std::move(attr), "an attribute", "Wrong number of attributes", outs);
-  Call stage = call(u, b, r, f, fb, fr, s);
+  Call stage = call(u, b, r, outs);
   stage.Stage(XLA_FFI_ExecutionStage_PREPARE);
   reject(std::move(stage), "the prepare stage", "Wrong execution stage", outs);
 }

@@ -81,10 +81,12 @@ Outputs Run(CpuIsa isa, const Points& p, const double* g, int order, double norm
   size_t begin = 0;
   for (size_t k = 0; begin < n; ++k) {
     const size_t len = std::min(pieces[k % pieces.size()], n - begin);
+    // s: one plane of n per coefficient, each offset to this piece.
+    double* planes[kMaxOrder + 1];
+    for (int c = 0; c <= order; ++c) planes[c] = o.s.data() + c * n + begin;
     loop(g, order, norm, p.b.data() + begin, p.r.data() + begin, o.flux.data() + begin,
          derivatives ? o.d_db.data() + begin : nullptr,
-         derivatives ? o.d_dr.data() + begin : nullptr,
-         derivatives ? o.s.data() + begin : nullptr, n, len);
+         derivatives ? o.d_dr.data() + begin : nullptr, derivatives ? planes : nullptr, len);
     begin += len;
   }
   return o;

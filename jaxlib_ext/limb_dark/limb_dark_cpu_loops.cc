@@ -19,28 +19,27 @@ namespace {
 
 template <typename T>
 void StorePoint(const Flux& f, const double* s, int order, size_t i,
-                T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane) {
+                T* flux, T* d_db, T* d_dr, T* const* s_out) {
   flux[i] = static_cast<T>(f.value);
   if (d_db) {
     d_db[i] = static_cast<T>(f.d_db);
     d_dr[i] = static_cast<T>(f.d_dr);
   }
   if (s_out) {
-    for (int k = 0; k <= order; ++k) s_out[k * s_plane + i] = static_cast<T>(s[k]);
+    for (int k = 0; k <= order; ++k) s_out[k][i] = static_cast<T>(s[k]);
   }
 }
 
 // Any order: one point at a time.
 template <typename T>
 void GeneralLoop(const double* g, int order, double norm, const T* b,
-                 const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
-                 size_t n) {
+                 const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
   double s[kMaxOrder + 1];
   for (size_t i = 0; i < n; ++i) {
     const Flux f = LightCurvePoint(static_cast<double>(b[i]),
                                    static_cast<double>(r[i]), g,
                                    order, norm, s);
-    StorePoint(f, s, order, i, flux, d_db, d_dr, s_out, s_plane);
+    StorePoint(f, s, order, i, flux, d_db, d_dr, s_out);
   }
 }
 
@@ -55,8 +54,7 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // (s_out null).
 template <bool kDerivatives, bool kS, typename T>
 void LowOrderBlocks(const double* g, const double* g3, int order, double norm, const T* b,
-                    const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
-                    size_t n) {
+                    const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
   constexpr size_t kBlock = 256;
   bool ok[kBlock];
   T unused1[kBlock], unused2[kBlock];  // s_1, s_2 of a law of lower order
@@ -69,9 +67,9 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
     T* __restrict ff = flux + start;
     T* __restrict fb = kDerivatives ? d_db + start : nullptr;
     T* __restrict fr = kDerivatives ? d_dr + start : nullptr;
-    T* __restrict s0 = kS ? s_out + start : nullptr;
-    T* __restrict s1 = kS && order >= 1 ? s_out + s_plane + start : unused1;
-    T* __restrict s2 = kS && order >= 2 ? s_out + 2 * s_plane + start : unused2;
+    T* __restrict s0 = kS ? s_out[0] + start : nullptr;
+    T* __restrict s1 = kS && order >= 1 ? s_out[1] + start : unused1;
+    T* __restrict s2 = kS && order >= 2 ? s_out[2] + start : unused2;
     for (size_t i = 0; i < m; ++i) {
       const LowOrderPoint p = LowOrderLightCurvePoint(
           static_cast<double>(bb[i]), static_cast<double>(rr[i]), g3, norm);
@@ -93,41 +91,39 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
       const Flux point = LightCurvePoint(static_cast<double>(bb[i]),
                                          static_cast<double>(rr[i]), g, order, norm, s);
       StorePoint(point, s, order, start + i, flux, kDerivatives ? d_db : nullptr,
-                 kDerivatives ? d_dr : nullptr, kS ? s_out : nullptr, s_plane);
+                 kDerivatives ? d_dr : nullptr, kS ? s_out : nullptr);
     }
   }
 }
 
 template <typename T>
 void LowOrderLoop(const double* g, int order, double norm, const T* b,
-                  const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
-                  size_t n) {
+                  const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
   const double g3[3] = {g[0], order >= 1 ? g[1] : 0.0, order >= 2 ? g[2] : 0.0};
   // A law with NaN or inf in it makes every point NaN, out of transit too:
   // the vectorised path returns 0 there without reading g, the scalar one
   // does not.
   if (!(std::isfinite(norm) && std::isfinite(g3[0]) && std::isfinite(g3[1]) &&
         std::isfinite(g3[2]))) {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
     return;
   }
   if (s_out) {  // the handler asks for s only with the derivatives
-    LowOrderBlocks<true, true>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    LowOrderBlocks<true, true>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, n);
   } else if (d_db) {
-    LowOrderBlocks<true, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    LowOrderBlocks<true, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, n);
   } else {
-    LowOrderBlocks<false, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    LowOrderBlocks<false, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, n);
   }
 }
 
 template <typename T>
 void LightCurveLoop(const double* g, int order, double norm, const T* b,
-                    const T* r, T* flux, T* d_db, T* d_dr, T* s_out, size_t s_plane,
-                    size_t n) {
+                    const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
   if (order <= 2) {
-    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
   } else {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, s_plane, n);
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
   }
 }
 

@@ -18,20 +18,24 @@ namespace {
 
 ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffer b,
                             ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
-                            ffi::Result<ffi::AnyBuffer> d_db, ffi::Result<ffi::AnyBuffer> d_dr,
-                            ffi::Result<ffi::AnyBuffer> s) {
+                            ffi::RemainingRets rest) {
   Layout l;
-  if (ffi::Error err = CheckLayout(u, b, r, *flux, *d_db, *d_dr, *s, &l); err.failure()) {
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, &l); err.failure()) {
     return err;
   }
   return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
     using T = decltype(zero);
-    const kernel::Params<T> params{
-        u.typed_data<T>(),     b.typed_data<T>(),     r.typed_data<T>(),
-        flux->typed_data<T>(), l.with_derivatives ? d_db->typed_data<T>() : nullptr,
-        l.with_derivatives ? d_dr->typed_data<T>() : nullptr,
-        l.with_s ? s->typed_data<T>() : nullptr,
-        l.order, static_cast<int64_t>(l.group_size), static_cast<int64_t>(l.n)};
+    kernel::Params<T> params{};
+    params.u = u.typed_data<T>();
+    params.b = b.typed_data<T>();
+    params.r = r.typed_data<T>();
+    params.flux = flux->typed_data<T>();
+    params.d_db = l.with_derivatives ? static_cast<T*>(l.d_db) : nullptr;
+    params.d_dr = l.with_derivatives ? static_cast<T*>(l.d_dr) : nullptr;
+    for (int k = 0; k <= l.order; ++k) params.s[k] = l.with_s ? static_cast<T*>(l.s[k]) : nullptr;
+    params.order = l.order;
+    params.group_size = static_cast<int64_t>(l.group_size);
+    params.n = static_cast<int64_t>(l.n);
     return LaunchStatus(kOp, kernel::Launch(params, stream));
   });
 }
@@ -48,8 +52,6 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
         .Arg<xla::ffi::AnyBuffer>()
         .Arg<xla::ffi::AnyBuffer>()
         .Ret<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>(),
+        .RemainingRets(),
     // Pure and stream-ordered, as kepler_solve's: XLA may record it into CUDA graphs.
     {xla::ffi::Traits::kCmdBufferCompatible});

@@ -1,15 +1,13 @@
 // What the CPU and CUDA handlers of the light curve share: the checks of the
-// buffers' shapes.
+// buffers' shapes, and the results' data pointers.
 //
 // The op: arguments u (shape (K..., N): the law's coefficients u_1..u_N,
 // N <= kMaxOrder), b and r (one shape, which starts with K...: each row of u
-// serves the elements under it; float32 or float64, all one dtype). Results:
-// F - 1 (of |b|), dF/db (in b itself, of b's sign), dF/dr (the shape of b;
-// the derivatives both empty: not computed, the value alone), and the
-// solution vector s (shape b.shape + (N + 1,), or empty: not computed),
-// laid out with its last dimension major: N + 1 planes of b.size elements,
-// s_k of element i at k * b.size + i (the layout kepler/_ffi/partition.py's
-// lowering gives results with trailing dimensions).
+// serves the elements under it; float32 or float64, all one dtype). Results,
+// every one of b's shape and dtype: F - 1 (of |b|); then none (the value
+// alone), or dF/db (in b itself, of b's sign) and dF/dr, or those two and
+// the solution vector s_0..s_N, one result per coefficient (which XLA
+// reduces over the points in place).
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 
@@ -28,39 +26,28 @@ namespace limb_dark {
 constexpr char kOp[] = "limb_dark";
 
 // The layout of one call: `groups` rows of u (order coefficients each), each
-// serving `group_size` consecutive elements of b and r.
+// serving `group_size` consecutive elements of b and r; the optional
+// results' data (null where not asked for).
 struct Layout {
   int order;
   size_t groups, group_size, n;
   bool with_derivatives, with_s;
+  void* d_db;
+  void* d_dr;
+  void* s[kMaxOrder + 1];  // s_0..s_order, or all null
 };
 
 inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                    const xla::ffi::AnyBuffer& b,
                                    const xla::ffi::AnyBuffer& r,
                                    const xla::ffi::AnyBuffer& flux,
-                                   const xla::ffi::AnyBuffer& d_db,
-                                   const xla::ffi::AnyBuffer& d_dr,
-                                   const xla::ffi::AnyBuffer& s, Layout* out) {
+                                   const xla::ffi::RemainingRets& rest, Layout* out) {
   if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"r", r}, {"flux", flux}});
       err.failure()) {
     return err;
   }
-  // The derivatives: both of b's shape, or both empty of another shape (the
-  // value alone).
-  const bool with_derivatives = SameShape(d_db.dimensions(), b.dimensions()) ||
-                                SameShape(d_dr.dimensions(), b.dimensions()) ||
-                                d_db.element_count() != 0 || d_dr.element_count() != 0;
-  if (with_derivatives) {
-    if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"d_db", d_db}, {"d_dr", d_dr}});
-        err.failure()) {
-      return err;
-    }
-  }
-  if (u.element_type() != b.element_type() || s.element_type() != b.element_type() ||
-      d_db.element_type() != b.element_type() || d_dr.element_type() != b.element_type()) {
-    return ffi::Error::InvalidArgument(std::string(kOp) +
-                                       ": u, d_db, d_dr and s must have b's dtype");
+  if (u.element_type() != b.element_type()) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": u must have b's dtype");
   }
   const auto ud = u.dimensions();
   const auto bd = b.dimensions();
@@ -84,20 +71,35 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                        " coefficients; at most " +
                                        std::to_string(kMaxOrder) + " are supported");
   }
-  const size_t n = b.element_count();
-  const size_t s_count = s.element_count();
-  if (s_count != 0 && s_count != n * static_cast<size_t>(order + 1)) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": s must have b.size * (N + 1) elements or none");
+  const size_t extra = rest.size();
+  const size_t with_s = 2 + static_cast<size_t>(order) + 1;
+  if (extra != 0 && extra != 2 && extra != with_s) {
+    return ffi::Error::InvalidArgument(
+        std::string(kOp) + ": " + std::to_string(1 + extra) + " results; expected 1 (F - 1), 3 " +
+        "(and dF/db, dF/dr) or " + std::to_string(1 + with_s) +
+        " (and s_0..s_N for N = " + std::to_string(order) + ")");
+  }
+  void* data[2 + kMaxOrder + 1] = {};
+  for (size_t k = 0; k < extra; ++k) {
+    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> result = rest.get<ffi::AnyBuffer>(k);
+    if (result.has_error()) return result.error();
+    const ffi::AnyBuffer& buffer = **result;
+    const std::string name = k == 0 ? "d_db" : k == 1 ? "d_dr" : "s_" + std::to_string(k - 2);
+    if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {name.c_str(), buffer}});
+        err.failure()) {
+      return err;
+    }
+    data[k] = buffer.untyped_data();
   }
   out->order = static_cast<int>(order);
   out->groups = groups;
-  out->group_size = groups ? n / groups : 0;
-  out->n = n;
-  out->with_derivatives = with_derivatives;
-  out->with_s = s_count != 0;
-  if (out->with_s && !with_derivatives) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": s needs the derivatives too");
-  }
+  out->n = b.element_count();
+  out->group_size = groups ? out->n / groups : 0;
+  out->with_derivatives = extra >= 2;
+  out->with_s = extra == with_s;
+  out->d_db = data[0];
+  out->d_dr = data[1];
+  for (int k = 0; k <= kMaxOrder; ++k) out->s[k] = data[2 + k];
   return ffi::Error::Success();
 }
 

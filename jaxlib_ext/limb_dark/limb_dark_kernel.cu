@@ -27,9 +27,8 @@ __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
       p.d_db[i] = static_cast<T>(f.d_db);
       p.d_dr[i] = static_cast<T>(f.d_dr);
     }
-    if (p.s) {
-      // One plane of n points per k (the result's layout, limb_dark_ffi.h).
-      for (int k = 0; k <= p.order; ++k) p.s[k * p.n + i] = static_cast<T>(s[k]);
+    if (p.s[0]) {
+      for (int k = 0; k <= p.order; ++k) p.s[k][i] = static_cast<T>(s[k]);
     }
   }
 }

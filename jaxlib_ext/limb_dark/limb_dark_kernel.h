@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "jaxlib_ext/limb_dark/limb_dark.h"
+
 namespace jaxext {
 namespace limb_dark {
 namespace kernel {
@@ -19,7 +21,7 @@ struct Params {
   T* flux;  // F - 1
   T* d_db;  // d_db and d_dr both null: the value alone
   T* d_dr;
-  T* s;  // order + 1 planes of n, or null
+  T* s[kMaxOrder + 1];  // s_0..s_order, n elements each; s[0] null: not asked for
   int order;
   int64_t group_size;
   int64_t n;

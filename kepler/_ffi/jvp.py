@@ -62,7 +62,7 @@ def _split(args, params):
   n_shared = params["n_shared"]
   shared, rest = list(args[:n_shared]), list(args[n_shared:])
   half = len(rest) // 2
-  plain = dict(params, out_trailing=params["out_trailing"][:len(params["out_trailing"]) // 2])
+  plain = dict(params, n_results=params["n_results"] // 2)
   return shared, rest[:half], rest[half:], plain
 
 
@@ -106,7 +106,7 @@ def _call_jvp(primals, tangents, **params):
     raise NotImplementedError(
         f"kepler: FFI target {params['target']!r}: derivatives in shared operands")
   dx = [ad.instantiate_zeros(t) for t in tangents[n_shared:]]
-  jvp_params = dict(params, out_trailing=params["out_trailing"] * 2)
+  jvp_params = dict(params, n_results=params["n_results"] * 2)
   out = jvp_primitive.bind(*primals, *dx, **jvp_params)
   half = len(out) // 2
   return out[:half], out[half:]

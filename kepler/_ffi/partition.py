@@ -16,18 +16,15 @@ instead, whose lowering tells XLA that the call is elementwise:
 
 Operands are elementwise (all of one shape S, already broadcast) or shared
 (the same for every element, e.g. limb-darkening coefficients u of shape
-(N,)). The lowering reshapes the elementwise operands and the results to
-(1, *S, 1) (results with trailing dimensions T to (1, *S, *T)) with
-num_batch_dims = len(S) + 1. XLA's batch partitioner shards the leading
+(N,)); every result is elementwise (a value per element of several kinds,
+such as one per coefficient, is as many results). The lowering reshapes the
+elementwise operands and the results to (1, *S, 1) with num_batch_dims =
+len(S) + 1. XLA's batch partitioner shards the leading
 num_batch_dims dimensions of every operand of higher rank, replicates those
 of lower rank, and replicates everything when no operand has a dimension
 past the batch ones: the trailing 1 gives every elementwise operand one, the
 leading 1 keeps a rank-1 shared operand below num_batch_dims (replicated,
 not split) even when S is 1-D.
-
-A result with trailing dimensions T is laid out with T major: one
-contiguous plane of the elementwise elements per index of T, which the
-handlers write and XLA's reductions over the elements read fastest.
 
 Under `vmap` of a shared operand (a batch of stars, each with its own u)
 the leading dimensions K of the shared operand index rows of the
@@ -77,13 +74,13 @@ def _varying(aval):
   return frozenset(getattr(aval, "vma", frozenset()))
 
 
-def _out_aval(elem_avals, all_avals, trailing, dtype):
-  """The aval of a result: the elementwise shape plus `trailing`, sharded like
-  the first sharded elementwise operand (replicated on `trailing`), varying
+def _out_aval(elem_avals, all_avals, dtype):
+  """The aval of a result: the elementwise shape, sharded like the first
+  sharded elementwise operand, varying
   over the manual axes of the operand that varies over the most (shard_map):
   derived from that operand's aval so that every jax version's way of
   recording them carries over."""
-  shape = tuple(elem_avals[0].shape) + tuple(trailing)
+  shape = tuple(elem_avals[0].shape)
   base = max(all_avals, key=lambda a: len(_varying(a)))
   kwargs = {}
   shardings = [a.sharding for a in elem_avals if getattr(a, "sharding", None) is not None]
@@ -92,26 +89,25 @@ def _out_aval(elem_avals, all_avals, trailing, dtype):
       return tuple(sh.spec) + (None,) * (len(elem_avals[0].shape) - len(sh.spec))
     chosen = next((sh for sh in shardings if any(x is not None for x in spec_of(sh))), shardings[0])
     kwargs["sharding"] = jax.sharding.NamedSharding(
-        chosen.mesh, jax.sharding.PartitionSpec(*spec_of(chosen), *([None] * len(trailing))))
+        chosen.mesh, jax.sharding.PartitionSpec(*spec_of(chosen)))
   return base.update(shape=shape, dtype=np.dtype(dtype), weak_type=False, **kwargs)
 
 
-def _abstract_eval(*avals, target, n_shared, row_dims, out_trailing, dtype, attrs):
+def _abstract_eval(*avals, target, n_shared, row_dims, n_results, dtype, attrs):
   del target, attrs, row_dims
-  return [_out_aval(avals[n_shared:], avals, t, dtype) for t in out_trailing]
+  return [_out_aval(avals[n_shared:], avals, dtype) for _ in range(n_results)]
 
 
-def _layout(elem_shape, row_dims, out_trailing):
-  """(the elementwise operands' shape, the results' shapes, num_batch_dims)
-  as the custom call sees them (module docstring); shared operands keep
-  their shapes."""
+def _layout(elem_shape, row_dims):
+  """(the shape of the elementwise operands and results, num_batch_dims) as
+  the custom call sees them (module docstring); shared operands keep their
+  shapes."""
   if row_dims == 0:
     lead, batch = (1,) + tuple(elem_shape), len(elem_shape) + 1
   else:
     rest = int(np.prod(elem_shape[row_dims:], dtype=np.int64))
     lead, batch = tuple(elem_shape[:row_dims]) + (rest,), row_dims
-  results = [lead + (tuple(t) if t else (1,)) for t in out_trailing]
-  return lead + (1,), results, batch
+  return lead + (1,), batch
 
 
 def _sharding_rule(shared_types, elem_types, result_types, num_batch_dims, row_dims):
@@ -136,12 +132,11 @@ def _sharding_rule(shared_types, elem_types, result_types, num_batch_dims, row_d
       sdy_rule.str_to_sdy_sharding_rule(text), operands, list(result_types))
 
 
-def lower_call(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attrs):
+def lower_call(ctx, *args, target, n_shared, row_dims, n_results, dtype, attrs):
   from jax._src.lib.mlir.dialects import hlo
 
   shared_avals = ctx.avals_in[:n_shared]
-  elem_shape, result_shapes, num_batch_dims = _layout(
-      ctx.avals_in[n_shared].shape, row_dims, out_trailing)
+  elem_shape, num_batch_dims = _layout(ctx.avals_in[n_shared].shape, row_dims)
   element = mlir.dtype_to_ir_type(np.dtype(dtype))
 
   def tensor(shape):
@@ -150,26 +145,19 @@ def lower_call(ctx, *args, target, n_shared, row_dims, out_trailing, dtype, attr
   elem_args = [hlo.reshape(tensor(elem_shape), a) for a in args[n_shared:]]
   call_args = list(args[:n_shared]) + elem_args
   in_avals = list(shared_avals) + [_core.ShapedArray(elem_shape, dtype)] * len(elem_args)
-  out_avals = [_core.ShapedArray(s, dtype) for s in result_shapes]
+  out_avals = [_core.ShapedArray(elem_shape, dtype)] * n_results
   extra = {"mhlo.frontend_attributes": mlir.ir.DictAttr.get(
       {"num_batch_dims": mlir.ir.StringAttr.get(str(num_batch_dims))})}
   if jax.config.jax_use_shardy_partitioner:
     extra["sdy.sharding_rule"] = _sharding_rule(
         [a.type for a in args[:n_shared]], [a.type for a in elem_args],
-        [tensor(s) for s in result_shapes], num_batch_dims, row_dims)
-  # Results with trailing dimensions T are laid out with T major: one
-  # contiguous plane of the elementwise shape per index of T (what the
-  # handlers write; a reduction over the elements then reads planes).
-  lead = len(elem_shape) - 1
-  result_layouts = [None if not t else
-                    tuple(range(lead - 1, -1, -1)) + tuple(range(lead + len(t) - 1, lead - 1, -1))
-                    for t in out_trailing]
-  rule = jax.ffi.ffi_lowering(target, extra_attributes=extra, result_layouts=result_layouts)
+        [tensor(elem_shape)] * n_results, num_batch_dims, row_dims)
+  rule = jax.ffi.ffi_lowering(target, extra_attributes=extra)
   results = rule(ctx.replace(avals_in=in_avals, avals_out=out_avals), *call_args, **dict(attrs))
   return [hlo.reshape(tensor(aval.shape), r) for aval, r in zip(ctx.avals_out, results)]
 
 
-def batch(prim, args, dims, *, target, n_shared, row_dims, out_trailing, dtype, attrs):
+def batch(prim, args, dims, *, target, n_shared, row_dims, n_results, dtype, attrs):
   """vmap. A batched shared operand (one u per star) adds a row dimension in
   front of the elementwise operands' (axis 0 everywhere); otherwise the new
   axis is an elementwise one, placed after the row dimensions."""
@@ -190,7 +178,7 @@ def batch(prim, args, dims, *, target, n_shared, row_dims, out_trailing, dtype, 
   elem = [move(a, d, axis) for a, d in zip(args[n_shared:], dims[n_shared:])]
   outs = prim.bind(*shared, *elem, target=target, n_shared=n_shared,
                     row_dims=row_dims + 1 if shared_batched else row_dims,
-                    out_trailing=out_trailing, dtype=dtype, attrs=attrs)
+                    n_results=n_results, dtype=dtype, attrs=attrs)
   return outs, [axis] * len(outs)
 
 
@@ -216,14 +204,13 @@ def make_primitive(name):
 primitive = make_primitive("kepler_elementwise_ffi")
 
 
-def params(target, n_shared, out_trailing, dtype, attrs):
+def params(target, n_shared, n_results, dtype, attrs):
   """The primitive's parameters for a call (see `call`)."""
-  return dict(target=target, n_shared=n_shared, row_dims=0,
-              out_trailing=tuple(tuple(t) for t in out_trailing), dtype=np.dtype(dtype),
-              attrs=tuple(attrs))
+  return dict(target=target, n_shared=n_shared, row_dims=0, n_results=int(n_results),
+              dtype=np.dtype(dtype), attrs=tuple(attrs))
 
 
-def call(target, elementwise, shared=(), out_trailing=((),), attrs=()):
+def call(target, elementwise, shared=(), n_results=1, attrs=()):
   """Calls FFI target `target`, partitioned elementwise.
 
   Args:
@@ -231,11 +218,11 @@ def call(target, elementwise, shared=(), out_trailing=((),), attrs=()):
     elementwise: arrays of one shape S and one float dtype (already broadcast).
     shared: arrays every element uses whole (e.g. coefficients (N,)), of the
       same dtype; the handler receives them before the elementwise ones.
-    out_trailing: per result, its dimensions after S (() for elementwise).
+    n_results: how many results the handler writes.
     attrs: ((name, value), ...): the FFI attributes of the call.
 
   Returns:
-    The results, of shapes S + trailing, in the dtype of the operands.
+    The results, each of shape S, in the dtype of the operands.
   """
   return primitive.bind(*shared, *elementwise, **params(
-      target, len(shared), out_trailing, elementwise[0].dtype, attrs))
+      target, len(shared), n_results, elementwise[0].dtype, attrs))
