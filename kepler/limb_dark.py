@@ -3,9 +3,7 @@
 The closed form of Agol, Luger & Foreman-Mackey (2020, AJ 159, 123) for a
 star with polynomial limb darkening of any order, computed by the compiled
 handlers (jaxlib_ext/limb_dark/: limb_dark_cpu.cc, limb_dark_cuda.cc, the
-math in limb_dark.h) with its derivatives in b and r;
-the derivatives in u follow from the solution vector the handler also returns
-when they are asked for.
+math in limb_dark.h) with its first derivatives in b, r and u.
 """
 
 import functools
@@ -28,43 +26,13 @@ MAX_ORDER = _ffi.constant("LIMB_DARK_MAX_ORDER")
 MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 
 
-@functools.lru_cache(maxsize=None)
-def _greens_matrix(order):
-  """(A, a0): g = A @ u + a0 maps u_1..u_N to the Green's-basis coefficients.
-
-  Exact rationals (fractions), from the paper's two steps (p from u, with
-  u_0 = -1, then g from p by downward recursion): used for the derivative in
-  u, whose value path the handler computes in C++.
-  """
-  from fractions import Fraction
-  from math import comb
-
-  def greens(u_full):  # u_full[0] = u_0
-    n_max = len(u_full) - 1
-    p = [(-1) ** (i + 1) * sum(comb(j, i) * u_full[j] for j in range(i, n_max + 1))
-         for i in range(n_max + 1)]
-    g = [Fraction(0)] * (n_max + 3)
-    for n in range(n_max, -1, -1):
-      g[n] = p[n] / (n + 2) + g[n + 2] if n >= 2 else p[n] + (n + 2) * g[n + 2]
-    return g[:n_max + 1]
-
-  a0 = greens([Fraction(-1)] + [Fraction(0)] * order)
-  columns = []
-  for j in range(order):
-    unit = [Fraction(0)] * (order + 1)
-    unit[j + 1] = Fraction(1)
-    columns.append(greens(unit))
-  a = np.array([[float(columns[j][i]) for j in range(order)] for i in range(order + 1)])
-  return a.reshape(order + 1, order), np.array([float(x) for x in a0])
-
-
-def _call(u, b, r, with_s):
-  """(F - 1, dF/db, dF/dr, s) from one call of the handler: s the tuple
-  (s_0, ..., s_N) of arrays of b's shape with with_s, else (). Partitioned
-  elementwise in b, r on many devices, u replicated
+def _call(u, b, r, with_du):
+  """(F - 1, dF/db, dF/dr, dF/du) from one call of the handler: dF/du the
+  tuple (dF/du_1, ..., dF/du_N) of arrays of b's shape with with_du, else ().
+  Partitioned elementwise in b, r on many devices, u replicated
   (kepler/_ffi/partition.py)."""
-  n_s = u.shape[-1] + 1 if with_s else 0
-  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_s)
+  n_du = u.shape[-1] if with_du else 0
+  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du)
   return out[0], out[1], out[2], tuple(out[3:])
 
 
@@ -84,36 +52,34 @@ def _fd_step(x):
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
-def _kernel(u, b, r, with_s):
-  """(F - 1, dF/db, dF/dr, s): see _call."""
-  return _call(u, b, r, with_s)
+def _kernel(u, b, r, with_du):
+  """(F - 1, dF/db, dF/dr, dF/du): see _call."""
+  return _call(u, b, r, with_du)
 
 
 @_kernel.defjvp
-def _kernel_jvp(with_s, primals, tangents):
+def _kernel_jvp(with_du, primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
-  out = _kernel(u, b, r, with_s)
+  out = _kernel(u, b, r, with_du)
   # Second derivatives, numerically (see _fd_step): central differences of
-  # every output in b and r, and of the first three in u, one coefficient
-  # at a time (s does not depend on u, so those calls leave it out). Each is
-  # taken from the primal alone and multiplied by its tangent, so that the
-  # tangent stays linear in (du, db, dr) and reverse mode transposes it.
+  # every output in b, in r and in each coefficient of u. Each is taken from
+  # the primal alone and multiplied by its tangent, so that the tangent
+  # stays linear in (du, db, dr) and reverse mode transposes it.
   def central(plus, minus, eps):
     return jax.tree_util.tree_map(lambda p, m: (p - m) / (2 * eps), plus, minus)
 
   eps_b, eps_r = _fd_step(b), _fd_step(r)
-  d_b = central(_kernel(u, b + eps_b, r, with_s), _kernel(u, b - eps_b, r, with_s), eps_b)
-  d_r = central(_kernel(u, b, r + eps_r, with_s), _kernel(u, b, r - eps_r, with_s), eps_r)
+  d_b = central(_kernel(u, b + eps_b, r, with_du), _kernel(u, b - eps_b, r, with_du), eps_b)
+  d_r = central(_kernel(u, b, r + eps_r, with_du), _kernel(u, b, r - eps_r, with_du), eps_r)
   tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
   eps_u = _fd_step(jnp.zeros((), u.dtype))
   trailing = (1,) * (b.ndim - (u.ndim - 1))
   for j in range(u.shape[-1]):
     step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
-    plus, minus = _kernel(u + step, b, r, False)[:3], _kernel(u - step, b, r, False)[:3]
     du_j = du[..., j].reshape(du.shape[:-1] + trailing)
-    d_u = central(plus, minus, eps_u)
-    tangent = tuple(t + d * du_j for t, d in zip(tangent[:3], d_u)) + tangent[3:]
+    d_u = central(_kernel(u + step, b, r, with_du), _kernel(u - step, b, r, with_du), eps_u)
+    tangent = jax.tree_util.tree_map(lambda t, d: t + d * du_j, tangent, d_u)
   return out, tangent
 
 
@@ -130,31 +96,24 @@ def _is_zero(tangent):
 def _light_curve_jvp(primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
-  # One call of the handler: with the solution vector s when the tangent
-  # in u is needed.
-  flux, d_db, d_dr, s = _kernel(u, b, r, not _is_zero(du))
+  # One call of the handler, with dF/du when the tangent in u is needed.
+  flux, d_db, d_dr, d_du = _kernel(u, b, r, not _is_zero(du))
   tangent = jnp.zeros_like(flux)
   if not _is_zero(db):
     tangent = tangent + d_db * db
   if not _is_zero(dr):
     tangent = tangent + d_dr * dr
-  if not _is_zero(du):
-    order = u.shape[-1]
-    a, a0 = _greens_matrix(order)
-    a = jnp.asarray(a, u.dtype)
-    g = u @ a.T + jnp.asarray(a0, u.dtype)
-    dg = du @ a.T
-    # dF/dg_n = (s_n - (F) s_n^0) / norm, s^0 = (pi, 2 pi / 3, 0, ...).
-    norm = jnp.pi * g[..., 0] + (2 * jnp.pi / 3) * g[..., 1] if order else jnp.pi * g[..., 0]
-    dnorm = jnp.pi * dg[..., 0] + ((2 * jnp.pi / 3) * dg[..., 1] if order else 0)
-    # Rows of u (K...) against points (K..., M...): broadcast over M....
-    # s is one array per coefficient, which reverse mode's sums over the
-    # points read in place.
-    trailing = (1,) * (b.ndim - (u.ndim - 1))
-    dg_rows = [dg[..., k].reshape(dg.shape[:-1] + trailing) for k in range(order + 1)]
-    s_dot_dg = sum(s_k * dg_k for s_k, dg_k in zip(s, dg_rows))
-    tangent = tangent + (s_dot_dg - (flux + 1) * dnorm.reshape(dnorm.shape + trailing)) / (
-        norm.reshape(norm.shape + trailing))
+  if not _is_zero(du) and d_du:
+    if u.ndim == 1:
+      # One law: a dot over the coefficients, whose transpose in reverse
+      # mode is one dot over the points (measured faster than a sum per
+      # coefficient, the stack's copy included: benchmarks/BENCHMARKS.md).
+      tangent = tangent + jnp.tensordot(du, jnp.stack(d_du), axes=1)
+    else:
+      # Rows of u (K...) against points (K..., M...): broadcast over M....
+      trailing = (1,) * (b.ndim - (u.ndim - 1))
+      for j, d_uj in enumerate(d_du):
+        tangent = tangent + d_uj * du[..., j].reshape(du.shape[:-1] + trailing)
   return flux, tangent
 
 

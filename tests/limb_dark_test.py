@@ -171,29 +171,31 @@ class DerivativeTest(parameterized.TestCase):
   def test_first_derivatives_poly6(self):
     # In b and r, where the values of s_n for r > 1 come from other forms
     # than the derivatives (limb_dark.h, SolutionVector): large planets next
-    # to b = r and across the disk.
-    grad = jax.jit(jax.grad(limb_dark.light_curve, argnums=(1, 2)))
-    rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 5e-7)
+    # to b = r and across the disk; in u through the general path's
+    # transpose of the Green's basis (limb_dark.h, GreensTranspose).
+    grad = jax.jit(jax.grad(limb_dark.light_curve, argnums=(0, 1, 2)))
+    rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 1e-12)
     for b, r in self.POINTS + ((3.001, 3.0), (2.5, 3.0), (1.2, 1.5)):
-      db, dr = grad(jnp.asarray(POLY6, FLOAT), FLOAT(b), FLOAT(r))
+      b, r = float(FLOAT(b)), float(FLOAT(r))  # the point the kernel sees
+      du, db, dr = grad(jnp.asarray(POLY6, FLOAT), FLOAT(b), FLOAT(r))
       with mp.workdps(40):
         want = [float(ref.derivative(POLY6, b, r, "b")), float(ref.derivative(POLY6, b, r, "r"))]
+        want_u = [float(ref.derivative(POLY6, b, r, j)) for j in range(len(POLY6))]
       np.testing.assert_allclose([db, dr], want, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
+      np.testing.assert_allclose(du, want_u, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
 
   def test_first_derivatives(self):
     u = np.array(QUADRATIC)
     grad = jax.jit(jax.grad(limb_dark.light_curve, argnums=(0, 1, 2)))
     for b, r in self.POINTS:
+      b, r = float(FLOAT(b)), float(FLOAT(r))  # the point the kernel sees
       du, db, dr = grad(u, b, r)
       with mp.workdps(40):
         want = [float(ref.derivative(QUADRATIC, b, r, "b")), float(ref.derivative(QUADRATIC, b, r, "r"))]
         want_u = [float(ref.derivative(QUADRATIC, b, r, j)) for j in range(2)]
-      # float32: the kernel's derivatives are rounded once, but those in u
-      # then pass through float32 arithmetic outside the kernel (the Green's
-      # basis, kepler/limb_dark.py) on terms of size ~1: a few float32 ulps
-      # of 1 in absolute terms (measured: docs/accuracy_and_speed.md). The
-      # same rtol and atol hold db, dr and du alike.
-      rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 5e-7)
+      # float32: every derivative (in u too) is the kernel's float64 value
+      # at the float32-rounded b and r, rounded once.
+      rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 1e-12)
       np.testing.assert_allclose([db, dr], want, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
       np.testing.assert_allclose(du, want_u, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
 

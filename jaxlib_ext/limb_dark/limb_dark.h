@@ -755,6 +755,46 @@ JAXEXT_HD double GreensRow(const T* u, int order, double* g) {
   return kPi * g[0] + (order >= 1 ? 2 * kPi / 3 * g[1] : 0.0);
 }
 
+// The gradient in u of a function of g: du[j - 1] = sum_k dg[k] dg_k/du_j
+// for j = 1..N, from dg[0..N] = its gradient in g. GreensCoefficients'
+// map u -> p -> g is linear, and this is its transpose: first y = dF/dp
+// (g_n = c_n p_n + d_n g_{n+2}, so y_m = c_m a_m with a_m = dg_m + d_{m-2}
+// a_{m-2}), then dF/du_j = sum_{i<=j} (-1)^(i+1) C(j, i) y_i.
+JAXEXT_HD void GreensTranspose(const double* dg, int order, double* du) {
+  double y[kMaxOrder + 1];
+  double a_back2 = 0, a_back1 = 0;  // a_{m-2}, a_{m-1}
+  for (int m = 0; m <= order; ++m) {
+    const double d = m >= 4 ? 1.0 : m;  // d_{m-2}: 1 from n = 2 on, else n + 2
+    const double a = dg[m] + d * a_back2;
+    y[m] = m >= 2 ? a / (m + 2) : a;
+    a_back2 = a_back1;
+    a_back1 = a;
+  }
+  for (int j = 1; j <= order; ++j) {
+    double sum = 0;
+    double binom = 1;  // C(j, i), from i = 0
+    for (int i = 0; i <= j; ++i) {
+      sum += (i % 2 == 1 ? binom : -binom) * y[i];
+      binom = binom * (j - i) / (i + 1);
+    }
+    du[j - 1] = sum;
+  }
+}
+
+// dF/du_1..dF/du_N of one point (into du) from its solution vector s, its
+// F - 1 (`value`) and the law's norm: dF/dg_k = (s_k - F s0_k) / norm, with
+// s0 = (pi, 2 pi / 3, 0, ...) the unocculted star's, through GreensTranspose.
+JAXEXT_HD void FluxGradientInU(const double* s, double value, double norm, int order,
+                               double* du) {
+  double dg[kMaxOrder + 1];
+  const double flux = value + 1;
+  for (int k = 0; k <= order; ++k) {
+    const double s0 = k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0;
+    dg[k] = (s[k] - flux * s0) / norm;
+  }
+  GreensTranspose(dg, order, du);
+}
+
 #undef LIMB_DARK_STD
 
 }  // namespace JAXEXT_MATH_NAMESPACE

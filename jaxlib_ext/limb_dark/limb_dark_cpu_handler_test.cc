@@ -3,14 +3,14 @@
 //   - valid calls (float32 and float64; laws of 0 to kMaxOrder coefficients;
 //     0-d, empty and multi-dimensional shapes, one large enough to be split
 //     across the pool; rows of u each serving its own points; with and
-//     without the solution vector): the uniform disk equals the lens area of
-//     two circles, dF/db and dF/dr equal central differences of F, a call
-//     with several rows of u equals one call per row, asking for s changes no
-//     other output, and nothing depends on the pool (bitwise);
+//     without the gradient in u): the uniform disk equals the lens area of
+//     two circles, dF/db, dF/dr and dF/du equal central differences of F, a
+//     call with several rows of u equals one call per row, asking for dF/du
+//     changes no other output, and nothing depends on the pool (bitwise);
 //   - adversarial values (NaN, +-inf, r < 0, huge, subnormal and signed-zero
 //     b and r, NaN and inf in u): NaN exactly where docs/api.md says, finite
 //     everywhere else;
-//   - malformed calls (shapes of u, b, r, the results and s's planes,
+//   - malformed calls (shapes of u, b, r, the results and dF/du's planes,
 //     dtypes, too many coefficients, counts of arguments, results and
 //     attributes, the execution stage): an error naming the problem, and no
 //     output written.
@@ -54,33 +54,33 @@ constexpr double kFluxSlack = 1e-15;
 
 // The handler's outputs for b of shape `dims` and a law of `order`
 // coefficients: F - 1, dF/db, dF/dr (not passed for the value alone) and
-// s_0..s_order (each of b's shape; none when not asked for).
+// dF/du_1..dF/du_order (each of b's shape; none when not asked for).
 struct Outputs {
   HostBuffer flux, d_db, d_dr;
-  std::vector<HostBuffer> s;
+  std::vector<HostBuffer> d_du;
 };
 
-bool SameS(Outputs& a, Outputs& b) {
-  if (a.s.size() != b.s.size()) return false;
-  for (size_t k = 0; k < a.s.size(); ++k) {
-    if (!SameBytes(a.s[k], b.s[k])) return false;
+bool SameDu(Outputs& a, Outputs& b) {
+  if (a.d_du.size() != b.d_du.size()) return false;
+  for (size_t k = 0; k < a.d_du.size(); ++k) {
+    if (!SameBytes(a.d_du[k], b.d_du[k])) return false;
   }
   return true;
 }
 
 // with_derivatives false: one result, the value alone.
 template <typename T>
-Outputs Run(HostBuffer& u, HostBuffer& b, HostBuffer& r, bool with_s, PoolMode mode,
+Outputs Run(HostBuffer& u, HostBuffer& b, HostBuffer& r, bool with_du, PoolMode mode,
             Outcome* outcome, bool with_derivatives = true) {
   Outputs out{MakeBuffer<T>(b.dims(), T(7)), MakeBuffer<T>(b.dims(), T(7)),
               MakeBuffer<T>(b.dims(), T(7)), {}};
-  if (with_s) {
-    for (int64_t k = 0; k <= u.dims().back(); ++k) out.s.push_back(MakeBuffer<T>(b.dims(), T(7)));
+  if (with_du) {
+    for (int64_t k = 0; k < u.dims().back(); ++k) out.d_du.push_back(MakeBuffer<T>(b.dims(), T(7)));
   }
   Call call;
   call.Arg(u).Arg(b).Arg(r).Ret(out.flux);
   if (with_derivatives) call.Ret(out.d_db).Ret(out.d_dr);
-  for (HostBuffer& plane : out.s) call.Ret(plane);
+  for (HostBuffer& plane : out.d_du) call.Ret(plane);
   *outcome = call.Run(LimbDarkCpu, mode);
   return out;
 }
@@ -172,15 +172,15 @@ void ValidCalls(int order, const std::vector<int64_t>& dims, std::mt19937_64& rn
   g_checks.Expect(outcome.ok, what + ": valid call accepted", outcome.message);
   if (!outcome.ok) return;
 
-  Outputs with_s = Run<T>(u, b, r, true, PoolMode::kNone, &outcome);
-  g_checks.Expect(outcome.ok && SameBytes(with_s.flux, plain.flux) &&
-                      SameBytes(with_s.d_db, plain.d_db) && SameBytes(with_s.d_dr, plain.d_dr),
-                  what + ": asking for s changes no other output", outcome.message);
+  Outputs with_du = Run<T>(u, b, r, true, PoolMode::kNone, &outcome);
+  g_checks.Expect(outcome.ok && SameBytes(with_du.flux, plain.flux) &&
+                      SameBytes(with_du.d_db, plain.d_db) && SameBytes(with_du.d_dr, plain.d_dr),
+                  what + ": asking for dF/du changes no other output", outcome.message);
   for (PoolMode mode : testing::kAllPoolModes) {
     Outputs again = Run<T>(u, b, r, true, mode, &outcome);
-    g_checks.Expect(outcome.ok && SameBytes(again.flux, with_s.flux) &&
-                        SameBytes(again.d_db, with_s.d_db) &&
-                        SameBytes(again.d_dr, with_s.d_dr) && SameS(again, with_s),
+    g_checks.Expect(outcome.ok && SameBytes(again.flux, with_du.flux) &&
+                        SameBytes(again.d_db, with_du.d_db) &&
+                        SameBytes(again.d_dr, with_du.d_dr) && SameDu(again, with_du),
                     what + ": " + testing::PoolModeName(mode) + " equals serial (bitwise)",
                     outcome.message);
     Outputs value_only = Run<T>(u, b, r, false, mode, &outcome, false);
@@ -250,6 +250,25 @@ void ValidCalls(int order, const std::vector<int64_t>& dims, std::mt19937_64& rn
                       what + (which == 0 ? ": dF/db" : ": dF/dr") + " = central difference",
                       "worst relative " + Num(worst));
     }
+    // dF/du_j: F is a ratio of two linear functions of u, smooth everywhere.
+    for (int j = 0; j < order; ++j) {
+      const double h = 1e-5;
+      std::vector<double> up_law = law, down_law = law;
+      up_law[j] += h;
+      down_law[j] -= h;
+      HostBuffer u_up = LawBuffer<T>({up_law}, {}), u_down = LawBuffer<T>({down_law}, {});
+      Outputs up = Run<T>(u_up, b, r, false, PoolMode::kThreads, &outcome);
+      Outputs down = Run<T>(u_down, b, r, false, PoolMode::kThreads, &outcome);
+      double worst = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const double fd = (up.flux.data<T>()[i] - down.flux.data<T>()[i]) / (2 * h);
+        const double an = with_du.d_du[j].data<T>()[i];
+        worst = std::max(worst, std::fabs(fd - an) / (std::fabs(an) + 1e-3));
+      }
+      g_checks.Expect(worst <= 1e-7, what + ": dF/du_" + std::to_string(j + 1) +
+                                         " = central difference",
+                      "worst relative " + Num(worst));
+    }
   }
 }
 
@@ -282,8 +301,8 @@ void GroupedCalls(int order, std::mt19937_64& rng) {
       mismatched += one.flux.data<T>()[i] != all.flux.data<T>()[j] ||
                     one.d_db.data<T>()[i] != all.d_db.data<T>()[j] ||
                     one.d_dr.data<T>()[i] != all.d_dr.data<T>()[j];
-      for (int c = 0; c <= order; ++c) {
-        mismatched += one.s[c].data<T>()[i] != all.s[c].data<T>()[j];
+      for (int c = 0; c < order; ++c) {
+        mismatched += one.d_du[c].data<T>()[i] != all.d_du[c].data<T>()[j];
       }
     }
   }
@@ -357,10 +376,10 @@ void MalformedCalls() {
   HostBuffer u = MakeBuffer<double>({2}, 0.3), b = MakeBuffer<double>({4}, 0.5);
   HostBuffer r = MakeBuffer<double>({4}, 0.1);
   HostBuffer f = MakeBuffer<double>({4}), fb = MakeBuffer<double>({4});
-  HostBuffer fr = MakeBuffer<double>({4}), s0 = MakeBuffer<double>({4});
-  HostBuffer s1 = MakeBuffer<double>({4}), s2 = MakeBuffer<double>({4});
+  HostBuffer fr = MakeBuffer<double>({4}), du1 = MakeBuffer<double>({4});
+  HostBuffer du2 = MakeBuffer<double>({4});
   HostBuffer r3 = MakeBuffer<double>({3}, 0.1), f3 = MakeBuffer<double>({3});
-  HostBuffer s_short = MakeBuffer<double>({3}), s_f32 = MakeBuffer<float>({4});
+  HostBuffer du_short = MakeBuffer<double>({3}), du_f32 = MakeBuffer<float>({4});
   HostBuffer u0 = MakeBuffer<double>({}, 0.3), u_lead = MakeBuffer<double>({3, 2}, 0.3);
   HostBuffer u_deep = MakeBuffer<double>({1, 4, 2}, 0.3);
   HostBuffer u_long = MakeBuffer<double>({kMaxOrder + 1}, 0.0);
@@ -382,26 +401,26 @@ void MalformedCalls() {
                    const std::vector<HostBuffer*>& outs) {
     g_checks.ExpectRejected(LimbDarkCpu, c, what, expect, outs);
   };
-  const std::vector<HostBuffer*> outs = {&f, &fb, &fr, &s0, &s1, &s2};
+  const std::vector<HostBuffer*> outs = {&f, &fb, &fr, &du1, &du2};
   reject(call(u, b, r3, outs), "b (4,) and r (3,)", "r has shape (3,)", outs);
-  reject(call(u, b, r, {&f3, &fb, &fr, &s0, &s1, &s2}), "flux of another shape",
-         "flux has shape (3,)", {&f3, &fb, &fr, &s0, &s1, &s2});
-  reject(call(u, b, r, {&f, &fb, &fr, &s0, &s_short, &s2}), "a plane of s of another shape",
-         "s_1 has shape (3,)", {&f, &fb, &fr, &s0, &s_short, &s2});
-  reject(call(u, b, r, {&f, &fb, &fr, &s0, &s1, &s_f32}), "a plane of s of another dtype",
-         "s_2 has a different dtype", {&f, &fb, &fr, &s0, &s1, &s_f32});
+  reject(call(u, b, r, {&f3, &fb, &fr, &du1, &du2}), "flux of another shape",
+         "flux has shape (3,)", {&f3, &fb, &fr, &du1, &du2});
+  reject(call(u, b, r, {&f, &fb, &fr, &du_short, &du2}), "a plane of dF/du of another shape",
+         "d_du_1 has shape (3,)", {&f, &fb, &fr, &du_short, &du2});
+  reject(call(u, b, r, {&f, &fb, &fr, &du1, &du_f32}), "a plane of dF/du of another dtype",
+         "d_du_2 has a different dtype", {&f, &fb, &fr, &du1, &du_f32});
   reject(call(u, b, r, {&f, &f3, &fr}), "d_db of another shape", "d_db has shape (3,)",
          {&f, &f3, &fr});
   reject(call(u_f32, b, r, outs), "u of another dtype", "u must have b's dtype", outs);
   HostBuffer fb_f32 = MakeBuffer<float>({4});
   reject(call(u, b, r, {&f, &fb_f32, &fr}), "d_db of another dtype", "different dtype",
          {&f, &fb_f32, &fr});
-  // The results: 1 (the value alone), 3 (with the derivatives) or N + 4
-  // (with s), nothing else.
+  // The results: 1 (the value alone), 3 (with dF/db, dF/dr) or N + 3 (and
+  // dF/du), nothing else.
   reject(call(u, b, r, {&f, &fb}), "two results", "2 results; expected 1", {&f, &fb});
-  reject(call(u, b, r, {&f, &fb, &fr, &s0, &s1}), "s with a plane missing",
-         "5 results; expected 1 (F - 1), 3 (and dF/db, dF/dr) or 6", {&f, &fb, &fr, &s0, &s1});
-  for (int count : {1, 3, 6}) {
+  reject(call(u, b, r, {&f, &fb, &fr, &du1}), "dF/du with a plane missing",
+         "4 results; expected 1 (F - 1), 3 (and dF/db, dF/dr) or 5", {&f, &fb, &fr, &du1});
+  for (int count : {1, 3, 5}) {
     Outcome ok = call(u, b, r, std::vector<HostBuffer*>(outs.begin(), outs.begin() + count))
                      .Run(LimbDarkCpu, PoolMode::kNone);
     g_checks.Expect(ok.ok, std::to_string(count) + " results: accepted", ok.message);
@@ -422,7 +441,7 @@ void MalformedCalls() {
   no_results.Arg(u).Arg(b).Arg(r);
   reject(std::move(no_results), "no result", "Wrong number of results", {});
   Call attr = call(u, b, r, outs);
-  attr.BoolAttr("with_s", true);
+  attr.BoolAttr("with_du", true);
   reject(std::move(attr), "an attribute", "Wrong number of attributes", outs);
   Call stage = call(u, b, r, outs);
   stage.Stage(XLA_FFI_ExecutionStage_PREPARE);

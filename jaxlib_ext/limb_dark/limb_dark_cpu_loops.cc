@@ -18,28 +18,30 @@ namespace JAXEXT_ISA_NAMESPACE {
 namespace {
 
 template <typename T>
-void StorePoint(const Flux& f, const double* s, int order, size_t i,
-                T* flux, T* d_db, T* d_dr, T* const* s_out) {
+void StorePoint(const Flux& f, const double* s, int order, double norm, size_t i,
+                T* flux, T* d_db, T* d_dr, T* const* d_du) {
   flux[i] = static_cast<T>(f.value);
   if (d_db) {
     d_db[i] = static_cast<T>(f.d_db);
     d_dr[i] = static_cast<T>(f.d_dr);
   }
-  if (s_out) {
-    for (int k = 0; k <= order; ++k) s_out[k][i] = static_cast<T>(s[k]);
+  if (d_du) {
+    double du[kMaxOrder];
+    FluxGradientInU(s, f.value, norm, order, du);
+    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
   }
 }
 
 // Any order: one point at a time.
 template <typename T>
 void GeneralLoop(const double* g, int order, double norm, const T* b,
-                 const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
+                 const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   double s[kMaxOrder + 1];
   for (size_t i = 0; i < n; ++i) {
     const Flux f = LightCurvePoint(static_cast<double>(b[i]),
                                    static_cast<double>(r[i]), g,
                                    order, norm, s);
-    StorePoint(f, s, order, i, flux, d_db, d_dr, s_out);
+    StorePoint(f, s, order, norm, i, flux, d_db, d_dr, d_du);
   }
 }
 
@@ -50,14 +52,24 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // over the points that path leaves (ok false: b = 0, b = r, b + r near 1,
 // r > 1, NaN), whose results replace those stored. kDerivatives false: the
 // value alone, and the vectorised loop keeps only what the value needs (the
-// compiler drops the derivatives' arithmetic); kS false: no solution vector
-// (s_out null).
-template <bool kDerivatives, bool kS, typename T>
+// compiler drops the derivatives' arithmetic); kU false: no gradient in u
+// (d_du null).
+template <bool kDerivatives, bool kU, typename T>
 void LowOrderBlocks(const double* g, const double* g3, int order, double norm, const T* b,
-                    const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
+                    const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   constexpr size_t kBlock = 256;
   bool ok[kBlock];
-  T unused1[kBlock], unused2[kBlock];  // s_1, s_2 of a law of lower order
+  T unused1[kBlock], unused2[kBlock];  // dF/du_j of a law of lower order
+  // dF/du_j = sum_k a[k][j] (s_k - F s0_k) for k < 3, j < 2: the rows of
+  // GreensTranspose / norm (zero for coefficients the law does not have).
+  double a[3][2] = {};
+  for (int k = 0; k <= order; ++k) {
+    double unit[3] = {}, column[2] = {};
+    unit[k] = 1 / norm;
+    GreensTranspose(unit, order, column);
+    a[k][0] = column[0];
+    a[k][1] = column[1];
+  }
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = n - start < kBlock ? n - start : kBlock;
     const T* __restrict bb = b + start;
@@ -67,9 +79,8 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
     T* __restrict ff = flux + start;
     T* __restrict fb = kDerivatives ? d_db + start : nullptr;
     T* __restrict fr = kDerivatives ? d_dr + start : nullptr;
-    T* __restrict s0 = kS ? s_out[0] + start : nullptr;
-    T* __restrict s1 = kS && order >= 1 ? s_out[1] + start : unused1;
-    T* __restrict s2 = kS && order >= 2 ? s_out[2] + start : unused2;
+    T* __restrict fu1 = kU && order >= 1 ? d_du[0] + start : unused1;
+    T* __restrict fu2 = kU && order >= 2 ? d_du[1] + start : unused2;
     for (size_t i = 0; i < m; ++i) {
       const LowOrderPoint p = LowOrderLightCurvePoint(
           static_cast<double>(bb[i]), static_cast<double>(rr[i]), g3, norm);
@@ -78,10 +89,11 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
         fb[i] = static_cast<T>(p.flux.d_db);
         fr[i] = static_cast<T>(p.flux.d_dr);
       }
-      if (kS) {
-        s0[i] = static_cast<T>(p.s[0]);
-        s1[i] = static_cast<T>(p.s[1]);
-        s2[i] = static_cast<T>(p.s[2]);
+      if (kU) {
+        const double f = p.flux.value + 1;
+        const double q0 = p.s[0] - kPi * f, q1 = p.s[1] - 2 * kPi / 3 * f, q2 = p.s[2];
+        fu1[i] = static_cast<T>(a[0][0] * q0 + a[1][0] * q1 + a[2][0] * q2);
+        fu2[i] = static_cast<T>(a[0][1] * q0 + a[1][1] * q1 + a[2][1] * q2);
       }
       ok[i] = p.ok;
     }
@@ -90,40 +102,40 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
       if (ok[i]) continue;
       const Flux point = LightCurvePoint(static_cast<double>(bb[i]),
                                          static_cast<double>(rr[i]), g, order, norm, s);
-      StorePoint(point, s, order, start + i, flux, kDerivatives ? d_db : nullptr,
-                 kDerivatives ? d_dr : nullptr, kS ? s_out : nullptr);
+      StorePoint(point, s, order, norm, start + i, flux, kDerivatives ? d_db : nullptr,
+                 kDerivatives ? d_dr : nullptr, kU ? d_du : nullptr);
     }
   }
 }
 
 template <typename T>
 void LowOrderLoop(const double* g, int order, double norm, const T* b,
-                  const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
+                  const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   const double g3[3] = {g[0], order >= 1 ? g[1] : 0.0, order >= 2 ? g[2] : 0.0};
   // A law with NaN or inf in it makes every point NaN, out of transit too:
   // the vectorised path returns 0 there without reading g, the scalar one
   // does not.
   if (!(std::isfinite(norm) && std::isfinite(g3[0]) && std::isfinite(g3[1]) &&
         std::isfinite(g3[2]))) {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, d_du, n);
     return;
   }
-  if (s_out) {  // the handler asks for s only with the derivatives
-    LowOrderBlocks<true, true>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+  if (d_du) {  // the handler asks for d_du only with the other derivatives
+    LowOrderBlocks<true, true>(g, g3, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   } else if (d_db) {
-    LowOrderBlocks<true, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    LowOrderBlocks<true, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   } else {
-    LowOrderBlocks<false, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    LowOrderBlocks<false, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   }
 }
 
 template <typename T>
 void LightCurveLoop(const double* g, int order, double norm, const T* b,
-                    const T* r, T* flux, T* d_db, T* d_dr, T* const* s_out, size_t n) {
+                    const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   if (order <= 2) {
-    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   } else {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, s_out, n);
+    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   }
 }
 

@@ -32,7 +32,9 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
     params.flux = flux->typed_data<T>();
     params.d_db = l.with_derivatives ? static_cast<T*>(l.d_db) : nullptr;
     params.d_dr = l.with_derivatives ? static_cast<T*>(l.d_dr) : nullptr;
-    for (int k = 0; k <= l.order; ++k) params.s[k] = l.with_s ? static_cast<T*>(l.s[k]) : nullptr;
+    for (int j = 0; j < l.order; ++j) {
+      params.d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
+    }
     params.order = l.order;
     params.group_size = static_cast<int64_t>(l.group_size);
     params.n = static_cast<int64_t>(l.n);

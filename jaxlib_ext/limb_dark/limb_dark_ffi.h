@@ -6,8 +6,8 @@
 // serves the elements under it; float32 or float64, all one dtype). Results,
 // every one of b's shape and dtype: F - 1 (of |b|); then none (the value
 // alone), or dF/db (in b itself, of b's sign) and dF/dr, or those two and
-// the solution vector s_0..s_N, one result per coefficient (which XLA
-// reduces over the points in place).
+// dF/du_1..dF/du_N, one result per coefficient (which XLA reduces over the
+// points in place for the gradient in u).
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 
@@ -31,10 +31,10 @@ constexpr char kOp[] = "limb_dark";
 struct Layout {
   int order;
   size_t groups, group_size, n;
-  bool with_derivatives, with_s;
+  bool with_derivatives, with_du;
   void* d_db;
   void* d_dr;
-  void* s[kMaxOrder + 1];  // s_0..s_order, or all null
+  void* d_du[kMaxOrder];  // dF/du_1..dF/du_order, or all null
 };
 
 inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
@@ -72,19 +72,21 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                        std::to_string(kMaxOrder) + " are supported");
   }
   const size_t extra = rest.size();
-  const size_t with_s = 2 + static_cast<size_t>(order) + 1;
-  if (extra != 0 && extra != 2 && extra != with_s) {
+  const size_t with_du = 2 + static_cast<size_t>(order);
+  if (extra != 0 && extra != 2 && extra != with_du) {
     return ffi::Error::InvalidArgument(
         std::string(kOp) + ": " + std::to_string(1 + extra) + " results; expected 1 (F - 1), 3 " +
-        "(and dF/db, dF/dr) or " + std::to_string(1 + with_s) +
-        " (and s_0..s_N for N = " + std::to_string(order) + ")");
+        "(and dF/db, dF/dr) or " + std::to_string(1 + with_du) +
+        " (and dF/du_1..dF/du_N for N = " + std::to_string(order) + ")");
   }
-  void* data[2 + kMaxOrder + 1] = {};
+  void* data[2 + kMaxOrder] = {};
   for (size_t k = 0; k < extra; ++k) {
     ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> result = rest.get<ffi::AnyBuffer>(k);
     if (result.has_error()) return result.error();
     const ffi::AnyBuffer& buffer = **result;
-    const std::string name = k == 0 ? "d_db" : k == 1 ? "d_dr" : "s_" + std::to_string(k - 2);
+    const std::string name = k == 0   ? "d_db"
+                             : k == 1 ? "d_dr"
+                                      : "d_du_" + std::to_string(k - 1);
     if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {name.c_str(), buffer}});
         err.failure()) {
       return err;
@@ -96,10 +98,10 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   out->n = b.element_count();
   out->group_size = groups ? out->n / groups : 0;
   out->with_derivatives = extra >= 2;
-  out->with_s = extra == with_s;
+  out->with_du = extra == with_du && order > 0;
   out->d_db = data[0];
   out->d_dr = data[1];
-  for (int k = 0; k <= kMaxOrder; ++k) out->s[k] = data[2 + k];
+  for (int j = 0; j < kMaxOrder; ++j) out->d_du[j] = data[2 + j];
   return ffi::Error::Success();
 }
 

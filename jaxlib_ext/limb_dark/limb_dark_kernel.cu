@@ -27,8 +27,10 @@ __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
       p.d_db[i] = static_cast<T>(f.d_db);
       p.d_dr[i] = static_cast<T>(f.d_dr);
     }
-    if (p.s[0]) {
-      for (int k = 0; k <= p.order; ++k) p.s[k][i] = static_cast<T>(s[k]);
+    if (p.d_du[0]) {
+      double du[kMaxOrder];
+      FluxGradientInU(s, f.value, norm, p.order, du);
+      for (int j = 0; j < p.order; ++j) p.d_du[j][i] = static_cast<T>(du[j]);
     }
   }
 }
