@@ -119,7 +119,9 @@ double Compare(const Outputs& a, const Outputs& b, size_t* where) {
 }
 
 bool SameBits(const std::vector<double>& x, const std::vector<double>& y) {
-  return std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+  // (empty vectors may have null data, which memcmp must not get)
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
 }
 
 void CheckOrder(const Points& p, int order) {
