@@ -15,7 +15,8 @@ inputs the model gives it:
   jax.value_and_grad of that sum in b, r and u;
 - the true anomaly: its outputs (forward) against jax.jvp (tangents in M
   and e), and the value of a weighted sum of (sin f, cos f) against
-  jax.value_and_grad of that sum in (M, e).
+  jax.value_and_grad of that sum in (M, e); and, for the JVP's extra
+  arrays, jnp functions of 2 and 4 arrays in and out (x + 1 each).
 
 Each case is compiled, warmed up and timed on its own (bench_common.Timer;
 interleaved with others, value-only calls ran 2x to 3x slower in the pinned
@@ -109,6 +110,11 @@ def _cases(jax, jnp, np, model, n):
     cases[f"kepler/{key}/value"] = (jax.jit(f_sum), (m, e))
     cases[f"kepler/{key}/value_and_grad"] = (jax.jit(jax.value_and_grad(f_sum, argnums=(0, 1))),
                                              (m, e))
+  # What two more arrays in and out cost whatever the op (the JVP has four
+  # of each, the forward two): jnp functions of as many arrays, x + 1 each.
+  cases["dispatch/2"] = (jax.jit(lambda a, b: (a + 1, b + 1)), (m, e))
+  cases["dispatch/4"] = (jax.jit(lambda a, b, c, d: (a + 1, b + 1, c + 1, d + 1)),
+                         (m, e, w[1], w[2]))
   # The two implementations agree (the same model, value and gradient).
   ours = cases["model/ours/value_and_grad"][0](params)
   theirs = cases["model/jaxoplanet/value_and_grad"][0](params)
@@ -186,6 +192,13 @@ def _report(res, started):
       ratio = t[case]["min"] / t[reference]["min"]
       lines.append(f"| {int(n):,} | {what} <= {limit}x {reference.split('/')[-1]} | {ratio:.2f}x | "
                    f"{'met' if ratio <= limit else 'MISSED'} |")
+  lines += ["", "The true anomaly's jax.jvp minus its forward call, against the same "
+            "difference for jnp functions of 4 and 2 arrays in and out (x + 1 each: "
+            "what dispatching two more arrays costs, whatever the op), us per call: " +
+            "; ".join(
+                f"N = {int(n):,}: {1e6 * (t['kepler/ours/jvp']['min'] - t['kepler/ours/forward']['min']):.1f}"
+                f" against {1e6 * (t['dispatch/4']['min'] - t['dispatch/2']['min']):.1f}"
+                for n, t in ((n, r["times"]) for n, r in res["results"].items()))]
   agree = [(int(n), r["agreement"]) for n, r in res["results"].items()]
   lines += ["", "Agreement of the model on both ops (relative): " + "; ".join(
       f"N = {n:,}: chi2 {a['chi2']:.1e}, gradient {a['gradient']:.1e}" for n, a in agree)]
