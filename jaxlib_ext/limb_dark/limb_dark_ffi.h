@@ -72,11 +72,11 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                        std::to_string(kMaxOrder) + " are supported");
   }
   const size_t extra = rest.size();
-  const size_t with_du = 2 + static_cast<size_t>(order);
-  if (extra != 0 && extra != 2 && extra != with_du) {
+  const size_t extra_with_du = 2 + static_cast<size_t>(order);
+  if (extra != 0 && extra != 2 && extra != extra_with_du) {
     return ffi::Error::InvalidArgument(
         std::string(kOp) + ": " + std::to_string(1 + extra) + " results; expected 1 (F - 1), 3 " +
-        "(and dF/db, dF/dr) or " + std::to_string(1 + with_du) +
+        "(and dF/db, dF/dr) or " + std::to_string(1 + extra_with_du) +
         " (and dF/du_1..dF/du_N for N = " + std::to_string(order) + ")");
   }
   void* data[2 + kMaxOrder] = {};
@@ -98,7 +98,7 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   out->n = b.element_count();
   out->group_size = groups ? out->n / groups : 0;
   out->with_derivatives = extra >= 2;
-  out->with_du = extra == with_du && order > 0;
+  out->with_du = extra == extra_with_du && order > 0;
   out->d_db = data[0];
   out->d_dr = data[1];
   for (int j = 0; j < kMaxOrder; ++j) out->d_du[j] = data[2 + j];

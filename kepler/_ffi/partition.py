@@ -16,15 +16,15 @@ instead, whose lowering tells XLA that the call is elementwise:
 
 Operands are elementwise (all of one shape S, already broadcast) or shared
 (the same for every element, e.g. limb-darkening coefficients u of shape
-(N,)); every result is elementwise (a value per element of several kinds,
-such as one per coefficient, is as many results). The lowering reshapes the
+(N,)); every result is elementwise (several values per element, such as
+one per coefficient, are as many results). The lowering reshapes the
 elementwise operands and the results to (1, *S, 1) with num_batch_dims =
-len(S) + 1. XLA's batch partitioner shards the leading
-num_batch_dims dimensions of every operand of higher rank, replicates those
-of lower rank, and replicates everything when no operand has a dimension
-past the batch ones: the trailing 1 gives every elementwise operand one, the
-leading 1 keeps a rank-1 shared operand below num_batch_dims (replicated,
-not split) even when S is 1-D.
+len(S) + 1. XLA's batch partitioner shards the leading num_batch_dims
+dimensions of every operand of higher rank, replicates those of lower
+rank, and replicates everything when no operand has a dimension past the
+batch ones: the trailing 1 gives every elementwise operand one, the leading
+1 keeps a rank-1 shared operand below num_batch_dims (replicated, not
+split) even when S is 1-D.
 
 Under `vmap` of a shared operand (a batch of stars, each with its own u)
 the leading dimensions K of the shared operand index rows of the
@@ -76,10 +76,9 @@ def _varying(aval):
 
 def _out_aval(elem_avals, all_avals, dtype):
   """The aval of a result: the elementwise shape, sharded like the first
-  sharded elementwise operand, varying
-  over the manual axes of the operand that varies over the most (shard_map):
-  derived from that operand's aval so that every jax version's way of
-  recording them carries over."""
+  sharded elementwise operand, varying over the manual axes of the operand
+  that varies over the most (shard_map): derived from that operand's aval so
+  that every jax version's way of recording them carries over."""
   shape = tuple(elem_avals[0].shape)
   base = max(all_avals, key=lambda a: len(_varying(a)))
   kwargs = {}
