@@ -74,12 +74,10 @@ def _kernel_jvp(with_du, primals, tangents):
   d_r = central(_kernel(u, b, r + eps_r, with_du), _kernel(u, b, r - eps_r, with_du), eps_r)
   tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
   eps_u = _fd_step(jnp.zeros((), u.dtype))
-  trailing = (1,) * (b.ndim - (u.ndim - 1))
-  for j in range(u.shape[-1]):
-    step = jnp.zeros(u.shape[-1], u.dtype).at[j].set(eps_u)
-    du_j = du[..., j].reshape(du.shape[:-1] + trailing)
+  for j in range(u.shape[0]):  # u is 1-D (see _light_curve_jvp)
+    step = jnp.zeros(u.shape[0], u.dtype).at[j].set(eps_u)
     d_u = central(_kernel(u + step, b, r, with_du), _kernel(u - step, b, r, with_du), eps_u)
-    tangent = jax.tree_util.tree_map(lambda t, d: t + d * du_j, tangent, d_u)
+    tangent = jax.tree_util.tree_map(lambda t, d: t + d * du[j], tangent, d_u)
   return out, tangent
 
 
@@ -104,16 +102,11 @@ def _light_curve_jvp(primals, tangents):
   if not _is_zero(dr):
     tangent = tangent + d_dr * dr
   if not _is_zero(du) and d_du:
-    if u.ndim == 1:
-      # One law: a dot over the coefficients, whose transpose in reverse
-      # mode is one dot over the points (measured faster than a sum per
-      # coefficient, the stack's copy included: benchmarks/BENCHMARKS.md).
-      tangent = tangent + jnp.tensordot(du, jnp.stack(d_du), axes=1)
-    else:
-      # Rows of u (K...) against points (K..., M...): broadcast over M....
-      trailing = (1,) * (b.ndim - (u.ndim - 1))
-      for j, d_uj in enumerate(d_du):
-        tangent = tangent + d_uj * du[..., j].reshape(du.shape[:-1] + trailing)
+    # u is 1-D here (light_curve checks it; vmap over u hides the batch): a
+    # dot over the coefficients, whose transpose in reverse mode is one dot
+    # over the points (measured faster than a sum per coefficient, the
+    # stack's copy included: benchmarks/BENCHMARKS.md).
+    tangent = tangent + jnp.tensordot(du, jnp.stack(d_du), axes=1)
   return flux, tangent
 
 

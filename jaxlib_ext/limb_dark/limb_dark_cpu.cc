@@ -47,8 +47,8 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     const T* b_data = b.typed_data<T>();
     const T* r_data = r.typed_data<T>();
     T* f_data = flux->typed_data<T>();
-    T* fb_data = layout.with_derivatives ? static_cast<T*>(layout.d_db) : nullptr;
-    T* fr_data = layout.with_derivatives ? static_cast<T*>(layout.d_dr) : nullptr;
+    T* fb_data = static_cast<T*>(layout.d_db);
+    T* fr_data = static_cast<T*>(layout.d_dr);
     const Layout l = layout;
     ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
       // Elements [begin, end) may span rows of u: one run per row.

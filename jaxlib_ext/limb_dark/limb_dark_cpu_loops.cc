@@ -63,7 +63,7 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
   // dF/du_j = sum_k a[k][j] (s_k - F s0_k) for k < 3, j < 2: the rows of
   // GreensTranspose / norm (zero for coefficients the law does not have).
   double a[3][2] = {};
-  for (int k = 0; k <= order; ++k) {
+  for (int k = 0; kU && k <= order; ++k) {
     double unit[3] = {}, column[2] = {};
     unit[k] = 1 / norm;
     GreensTranspose(unit, order, column);

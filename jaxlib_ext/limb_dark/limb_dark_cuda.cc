@@ -30,8 +30,8 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
     params.b = b.typed_data<T>();
     params.r = r.typed_data<T>();
     params.flux = flux->typed_data<T>();
-    params.d_db = l.with_derivatives ? static_cast<T*>(l.d_db) : nullptr;
-    params.d_dr = l.with_derivatives ? static_cast<T*>(l.d_dr) : nullptr;
+    params.d_db = static_cast<T*>(l.d_db);
+    params.d_dr = static_cast<T*>(l.d_dr);
     for (int j = 0; j < l.order; ++j) {
       params.d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
     }

@@ -31,8 +31,8 @@ constexpr char kOp[] = "limb_dark";
 struct Layout {
   int order;
   size_t groups, group_size, n;
-  bool with_derivatives, with_du;
-  void* d_db;
+  bool with_du;
+  void* d_db;  // d_db and d_dr null: the value alone
   void* d_dr;
   void* d_du[kMaxOrder];  // dF/du_1..dF/du_order, or all null
 };
@@ -97,7 +97,6 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   out->groups = groups;
   out->n = b.element_count();
   out->group_size = groups ? out->n / groups : 0;
-  out->with_derivatives = extra >= 2;
   out->with_du = extra == extra_with_du && order > 0;
   out->d_db = data[0];
   out->d_dr = data[1];
