@@ -678,11 +678,19 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
       nn[n] = (m[n] + n * g.one_minus_bpr2 * nn[n - 2]) / (n + 2);
     }
   }
+  // Inside the disk, away from its limb: the values of s_n and s_1 - 2 pi /
+  // 3 by InsideEdgeIntegrals, without the closed forms' cancellation; the
+  // derivatives from M_n and Lambda as elsewhere. Laws of one or two
+  // coefficients (returned above) keep the closed forms, as the vectorised
+  // path computes them: their Green's coefficients are not large against
+  // the normalisation.
+  const bool edge_rule = g.inside && 2 * b * r <= kEdgeRuleMaxX * a;
+  if (edge_rule) InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1]);
   for (int n = 3; n <= n_max; ++n) {
-    const double p =
-        low_k ? one_plus_r2_minus_b2 * m[n] - m[n + 2]
-              : 2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]);
-    s[n] = -p;
+    if (!edge_rule) {
+      s[n] = -(low_k ? one_plus_r2_minus_b2 * m[n] - m[n + 2]
+                     : 2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]));
+    }
     ds_dr[n] = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
     if (small_b) {
       ds_db[n] = -n * (b * m[n] +
@@ -693,14 +701,6 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
                  ((r * r + b * b) * (m[n] - m[n - 2]) +
                   ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[n - 2]);
     }
-  }
-  // Inside the disk, away from its limb: s_n and s_1 - 2 pi / 3 by
-  // InsideEdgeIntegrals, without the closed forms' cancellation (the
-  // derivatives as above). Laws of one or two coefficients keep the closed
-  // forms, as the vectorised path computes them: their Green's coefficients
-  // are not large against the normalisation.
-  if (g.inside && 2 * b * r <= kEdgeRuleMaxX * a) {
-    InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1]);
   }
 }
 
