@@ -10,7 +10,8 @@ and <= 5e-15 for every law of 1 and 3 to 6 coefficients with u_1 >= u_2 >=
 drawn (seeded) from each region, with its corners; <= 5e-15 also for laws of
 3 to 6 coefficients with large coefficients of alternating sign (any
 non-negative intensity non-increasing toward the limb) on planets up to r =
-0.2; float32 <= 2e-6.
+0.2, and for six coefficients u_n >= 0 with sum u_n <= 1 in any order (the
+unit laws among them) on planets from r = 0.3 to 3; float32 <= 2e-6.
 """
 
 import functools
@@ -173,6 +174,23 @@ class AccuracyTest(parameterized.TestCase):
     random_points = list(zip(rng.uniform(0, 1.25, 40), np.exp(rng.uniform(np.log(0.005), np.log(0.2), 40))))
     points = [(b, r) for b, r in _special_points() if r <= 0.1] + random_points
     self._check_laws(_steep_laws(order, 12, 30 + order), points, 5e-15)
+
+  def test_non_negative_laws_large_planets(self):
+    # Six coefficients u_n >= 0 with sum u_n <= 1 in any order (the
+    # intensity is then non-negative and non-increasing toward the limb),
+    # the unit laws u_n = 1 among them: all weight on (1 - mu)^6 has Green's
+    # coefficients ~16 times the normalisation, which multiply the rounding
+    # of s_0 - pi and s_1 - 2 pi / 3 where the planet is large. Random
+    # points across the limb and inside the disk for r from 0.3 to 3, and
+    # the two worst of 1762 random points for the paper's Lambda (6.8e-15
+    # and 5.9e-15 with it; limb_dark.h, CrossingLinearDeficit).
+    rng = np.random.default_rng(50)
+    laws = np.vstack([np.eye(6), rng.dirichlet(np.ones(7), 30)[:, :6]])
+    r = np.exp(rng.uniform(np.log(0.3), np.log(3.0), 60))
+    b = np.abs(r + rng.uniform(-1, 1, 60))
+    points = [(x, y) for x, y in zip(b, r) if y - 1 < x < 1 + y]
+    points += [(1.1305251507763376, 1.1857081705161396), (3.225763620248201, 2.9967603657376842)]
+    self._check_laws(laws, points, 5e-15)
 
   def test_float32(self):
     points = [(b, r) for b, r in _special_points()[::5]]
