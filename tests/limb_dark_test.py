@@ -182,8 +182,8 @@ class AccuracyTest(parameterized.TestCase):
     # coefficients ~16 times the normalisation, which multiply the rounding
     # of s_0 - pi and s_1 - 2 pi / 3 where the planet is large. Random
     # points across the limb and inside the disk for r from 0.3 to 3, and
-    # the two worst of 1762 random points for the paper's Lambda (6.8e-15
-    # and 5.9e-15 with it; limb_dark.h, CrossingLinearDeficit).
+    # the two worst of 1762 random points for the paper's Lambda (7.0e-15
+    # and 5.8e-15 with it; limb_dark.h, CrossingLinearDeficit).
     rng = np.random.default_rng(50)
     laws = np.vstack([np.eye(6), rng.dirichlet(np.ones(7), 30)[:, :6]])
     r = np.exp(rng.uniform(np.log(0.3), np.log(3.0), 60))
