@@ -93,6 +93,20 @@ def flux_minus_one_from_terms(point_terms, laws):
     return out
 
 
+def flux_gradient_in_u_from_terms(terms, u):
+  """dF/du_1..dF/du_N as floats at the point whose blocked_terms are
+  `terms`, exactly (F is a ratio of functions linear in u): with A = terms[0]
+  - sum_n u_n terms[n] and the total of flux_minus_one_from_terms, F - 1 =
+  -A / total, so dF/du_n = terms[n] / total - A / total^2 2 pi / ((n + 1)
+  (n + 2))."""
+  with mp.workdps(_DPS):
+    u = [mp.mpf(float(x)) for x in u]
+    weights = [2 * mp.pi / ((n + 2) * (n + 3)) for n in range(len(u))]
+    total = mp.pi - mp.fdot(u, weights)
+    blocked = terms[0] - mp.fdot(u, terms[1:len(u) + 1])
+    return [float(terms[n + 1] / total - blocked / total ** 2 * weights[n]) for n in range(len(u))]
+
+
 def derivative(u, b, r, wrt, h="1e-12"):
   """d(F - 1)/d(wrt) for wrt in ("b", "r") or an index into u, by a central
   difference of step h at 40 digits (smooth away from the contact points)."""

@@ -11,7 +11,9 @@ drawn (seeded) from each region, with its corners; <= 5e-15 also for laws of
 3 to 6 coefficients with large coefficients of alternating sign (any
 non-negative intensity non-increasing toward the limb) on planets up to r =
 0.2, and for six coefficients u_n >= 0 with sum u_n <= 1 in any order (the
-unit laws among them) on planets from r = 0.3 to 3; float32 <= 2e-6.
+unit laws among them) on planets from r = 0.3 to 3; float32 <= 2e-6; with
+32 coefficients, F - 1 <= 1e-8 and dF/du within 1e-5 relative. dF/du
+within 1e-10 relative (plus 1e-18) where the planet blocks little.
 """
 
 import functools
@@ -81,13 +83,14 @@ def _polynomial_laws(order):
 
 
 @functools.lru_cache(maxsize=None)
-def _point_terms(b, r):
-  return ref.blocked_terms(b, r, 6)
+def _point_terms(b, r, n_max=6):
+  return ref.blocked_terms(b, r, n_max)
 
 
-def _reference_terms(points):
-  """ref.blocked_terms at each (b, r) of `points`, each computed once."""
-  return [_point_terms(b, r) for b, r in points]
+def _reference_terms(points, n_max=6):
+  """ref.blocked_terms (up to n_max) at each (b, r) of `points`, each
+  computed once."""
+  return [_point_terms(b, r, n_max) for b, r in points]
 
 
 def _steep_laws(order, count, seed):
@@ -143,7 +146,8 @@ class AccuracyTest(parameterized.TestCase):
     b, r = (np.array(x) for x in zip(*points))
     got = np.asarray(jax.vmap(lambda u: limb_dark.light_curve(u, b, r))(jnp.asarray(laws, FLOAT)),
                      np.float64)
-    want = np.array(ref.flux_minus_one_from_terms(_reference_terms(tuple(points)), laws))
+    n_max = max(6, laws.shape[1])
+    want = np.array(ref.flux_minus_one_from_terms(_reference_terms(tuple(points), n_max), laws))
     err = np.abs(got - want)
     law, point = np.unravel_index(np.argmax(err), err.shape)
     self.assertLessEqual(
@@ -208,6 +212,26 @@ class AccuracyTest(parameterized.TestCase):
     bound = 1e-13 if FLOAT == np.float64 else 2e-6
     np.testing.assert_allclose(got, _reference(u, points), rtol=0, atol=bound)
 
+  def test_order_32(self):
+    # MAX_ORDER coefficients: the Green's coefficients grow and alternate in
+    # sign with the order (the paper, sec. 9), and so do the binomials of
+    # the transpose that gives dF/du. Two laws: u_n = 0.9 / 2^n (F within
+    # 6.1e-16, dF/du 2.4e-6 relative to its largest) and u_n = 1/32 (F
+    # within 2.4e-9, dF/du 2.9e-6), measured on 8 points
+    # (docs/accuracy_and_speed.md, "Many coefficients"); here four of them.
+    n = limb_dark.MAX_ORDER
+    laws = np.array([0.9 * 0.5 ** np.arange(1, n + 1), np.full(n, 1.0 / n)])
+    points = [(0.3, 0.1), (1.05, 0.1), (0.7, 0.7), (2.5, 3.0)]
+    self._check_laws(laws, points, 1e-8)
+    grad = jax.jit(jax.vmap(jax.grad(limb_dark.light_curve), in_axes=(None, 0, 0)))
+    pts = [(float(FLOAT(b)), float(FLOAT(r))) for b, r in points]  # what the kernel sees
+    b, r = (np.array(x, FLOAT) for x in zip(*pts))
+    for law in laws.astype(FLOAT):
+      got = np.asarray(grad(jnp.asarray(law), b, r), np.float64)
+      want = np.array([ref.flux_gradient_in_u_from_terms(_point_terms(*p, n), law) for p in pts])
+      err = np.max(np.abs(got - want), axis=1) / np.max(np.abs(want), axis=1)
+      self.assertLess(err.max(), 1e-5, f"u_1 = {law[0]}: dF/du off by {err.max():.2e} relative")
+
   def test_uniform_disk_and_limits(self):
     empty = np.zeros((0,), FLOAT)
     # Uniform disk, planet inside: -r^2; no overlap: 0; full occultation: -1.
@@ -255,6 +279,29 @@ class DerivativeTest(parameterized.TestCase):
       rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 1e-12)
       np.testing.assert_allclose([db, dr], want, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
       np.testing.assert_allclose(du, want_u, rtol=rtol, atol=atol, err_msg=f"b={b}, r={r}")
+
+  def test_u_gradient_shallow_and_deep(self):
+    # dF/du where the planet blocks little: next to last contact (b = 1 + r
+    # - d) and small planets inside the disk. dF/dg_0 and dF/dg_1 are
+    # formed from the deficits s_k - s0_k (limb_dark.h, FluxGradientInU):
+    # from s_k and F they rounded to ulps of pi over the norm, 1e-16 to
+    # 2e-15 absolute whatever the size of dF/du (1e-8 relative for the
+    # quadratic law at r = 0.1, b = 1 + r - 1e-5, 3e-6 for POLY6 at r =
+    # 0.01, b = 1 + r - 1e-6). Now within 1e-10 relative plus 1e-18 (a
+    # millionth of an ulp of the flux): next to contact the s_n of the
+    # thin lens set 6e-9 relative at r = 0.01, b = 1 + r - 1e-6, 4e-19
+    # absolute. Exact reference: F is a ratio of functions linear in u
+    # (ref.flux_gradient_in_u_from_terms).
+    points = [(1 + r - d * r, r) for r in (0.01, 0.1, 0.5) for d in (1e-4, 1e-3, 1e-2, 0.1)]
+    points += [(0.3, 0.1), (0.5, 0.05), (0.0, 0.02)]
+    grad = jax.jit(jax.vmap(jax.grad(limb_dark.light_curve), in_axes=(None, 0, 0)))
+    for law in (QUADRATIC, POLY6):
+      pts = [(float(FLOAT(b)), float(FLOAT(r))) for b, r in points]  # what the kernel sees
+      b, r = (np.array(x, FLOAT) for x in zip(*pts))
+      got = np.asarray(grad(jnp.asarray(law, FLOAT), b, r), np.float64)
+      want = np.array([ref.flux_gradient_in_u_from_terms(_point_terms(*p), law) for p in pts])
+      rtol, atol = (1e-10, 1e-18) if FLOAT == np.float64 else (1e-6, 0)
+      np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"u={law}")
 
   def test_negative_b(self):
     # F is even in b: the gradient in b flips its sign with b (the kernel

@@ -785,16 +785,17 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
 
 // One point of the light curve, what every handler computes per element:
 // with g[0..order] the Green's-basis coefficients and norm = pi g_0 +
-// 2 pi g_1 / 3, F - 1 and its derivatives in b and r, and s[0..order] the
-// solution vector (for derivatives in g). F is that of |b|, and d_db its
-// derivative in b itself (of the sign of b: F is even in b); r < 0 or
-// NaN/inf in b or r give NaN everywhere.
+// 2 pi g_1 / 3, F - 1 and its derivatives in b and r, and ds[0..order] the
+// solution vector less the unocculted star's, s_k - s0_k with s0 = (pi,
+// 2 pi / 3, 0, ...) (for derivatives in g: FluxGradientInU). F is that of
+// |b|, and d_db its derivative in b itself (of the sign of b: F is even in
+// b); r < 0 or NaN/inf in b or r give NaN everywhere.
 struct Flux {
   double value, d_db, d_dr;
 };
 
 JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
-                               double norm, double* s) {
+                               double norm, double* ds) {
   using namespace detail;
   const double sign_b = b < 0 ? -1.0 : 1.0;
   b = Abs(b);
@@ -802,11 +803,12 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   const bool hidden = DiskHidden(b, r);
   const bool unsupported = r > kMaxCrossingRadius && !NoOverlap(b, r) && !hidden;
   if (!(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
-    for (int k = 0; k <= order; ++k) s[k] = NaN();
+    for (int k = 0; k <= order; ++k) ds[k] = NaN();
     return {NaN(), NaN(), NaN()};
   }
   double ds_db[kMaxOrder + 1], ds_dr[kMaxOrder + 1];
   double deficit[2];
+  double* s = ds;  // s_k, then s_k - s0_k (s0_k = 0 from k = 2 on)
   SolutionVector(b, r, order, s, ds_db, ds_dr, deficit);
   // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
   // transit, and no cancellation against 1 for shallow transits.
@@ -822,6 +824,8 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   // ulps of |g_0| + |g_1| where a compiler fuses one sum and not the other
   // (beyond 1e-15 with 32 coefficients, seen on aarch64).
   const double value = hidden ? -norm / norm : blocked / norm;
+  ds[0] = deficit[0];
+  if (order >= 1) ds[1] = deficit[1];
   if (value != value) return {value, value, value};  // NaN: no derivatives either
   const double inv_norm = 1 / norm;  // derivatives: as in LambdaFromCel
   return {value, sign_b * fb * inv_norm, fr * inv_norm};
@@ -834,7 +838,7 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
 // caller must use LightCurvePoint, which handles every case.
 struct LowOrderPoint {
   Flux flux;
-  double s[3];
+  double ds[3];  // s_k - s0_k, as LightCurvePoint's
   bool ok;
 };
 
@@ -862,9 +866,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
   const double fb = low.ds_db[0] * gn[0] + low.ds_db[1] * gn[1] + low.ds_db[2] * gn[2];
   const double fr = low.ds_dr[0] * gn[0] + low.ds_dr[1] * gn[1] + low.ds_dr[2] * gn[2];
   o.flux = {out ? 0.0 : blocked / norm, out ? 0.0 : sign_b * fb, out ? 0.0 : fr};
-  o.s[0] = out ? kPi : low.s[0];
-  o.s[1] = out ? 2 * kPi / 3 : low.s[1];
-  o.s[2] = out ? 0.0 : low.s[2];
+  o.ds[0] = out ? 0.0 : low.deficit[0];
+  o.ds[1] = out ? 0.0 : low.deficit[1];
+  o.ds[2] = out ? 0.0 : low.s[2];
   return o;
 }
 
@@ -932,16 +936,19 @@ JAXEXT_HD void GreensTranspose(const double* dg, int order, double* du) {
   }
 }
 
-// dF/du_1..dF/du_N of one point (into du) from its solution vector s, its
-// F - 1 (`value`) and the law's norm: dF/dg_k = (s_k - F s0_k) / norm, with
-// s0 = (pi, 2 pi / 3, 0, ...) the unocculted star's, through GreensTranspose.
-JAXEXT_HD void FluxGradientInU(const double* s, double value, double norm, int order,
+// dF/du_1..dF/du_N of one point (into du) from ds_k = s_k - s0_k (its
+// solution vector less the unocculted star's, s0 = (pi, 2 pi / 3, 0, ...),
+// as LightCurvePoint returns it), its F - 1 (`value`) and the law's norm:
+// dF/dg_k = (s_k - F s0_k) / norm = (ds_k - (F - 1) s0_k) / norm, through
+// GreensTranspose. Formed from ds, not from s_k and F, whose difference
+// for k = 0, 1 would round to ulps of pi (1e-12 relative at r = 0.1 next
+// to contact, 1e-8 at r = 0.01).
+JAXEXT_HD void FluxGradientInU(const double* ds, double value, double norm, int order,
                                double* du) {
   double dg[kMaxOrder + 1];
-  const double flux = value + 1;
   for (int k = 0; k <= order; ++k) {
     const double s0 = k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0;
-    dg[k] = (s[k] - flux * s0) / norm;
+    dg[k] = (ds[k] - value * s0) / norm;
   }
   GreensTranspose(dg, order, du);
 }

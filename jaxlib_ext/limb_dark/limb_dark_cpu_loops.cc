@@ -18,7 +18,7 @@ namespace JAXEXT_ISA_NAMESPACE {
 namespace {
 
 template <typename T>
-void StorePoint(const Flux& f, const double* s, int order, double norm, size_t i,
+void StorePoint(const Flux& f, const double* ds, int order, double norm, size_t i,
                 T* flux, T* d_db, T* d_dr, T* const* d_du) {
   flux[i] = static_cast<T>(f.value);
   if (d_db) {
@@ -27,7 +27,7 @@ void StorePoint(const Flux& f, const double* s, int order, double norm, size_t i
   }
   if (d_du) {
     double du[kMaxOrder];
-    FluxGradientInU(s, f.value, norm, order, du);
+    FluxGradientInU(ds, f.value, norm, order, du);
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
   }
 }
@@ -36,12 +36,12 @@ void StorePoint(const Flux& f, const double* s, int order, double norm, size_t i
 template <typename T>
 void GeneralLoop(const double* g, int order, double norm, const T* b,
                  const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
-  double s[kMaxOrder + 1];
+  double ds[kMaxOrder + 1];
   for (size_t i = 0; i < n; ++i) {
     const Flux f = LightCurvePoint(static_cast<double>(b[i]),
                                    static_cast<double>(r[i]), g,
-                                   order, norm, s);
-    StorePoint(f, s, order, norm, i, flux, d_db, d_dr, d_du);
+                                   order, norm, ds);
+    StorePoint(f, ds, order, norm, i, flux, d_db, d_dr, d_du);
   }
 }
 
@@ -60,7 +60,7 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
   constexpr size_t kBlock = 256;
   bool ok[kBlock];
   T unused1[kBlock], unused2[kBlock];  // dF/du_j of a law of lower order
-  // dF/du_j = sum_k a[k][j] (s_k - F s0_k) for k < 3, j < 2: the rows of
+  // dF/du_j = sum_k a[k][j] (ds_k - (F - 1) s0_k) for k < 3, j < 2: the rows of
   // GreensTranspose / norm (zero for coefficients the law does not have).
   double a[3][2] = {};
   for (int k = 0; kU && k <= order; ++k) {
@@ -90,19 +90,19 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
         fr[i] = static_cast<T>(p.flux.d_dr);
       }
       if (kU) {
-        const double f = p.flux.value + 1;
-        const double q0 = p.s[0] - kPi * f, q1 = p.s[1] - 2 * kPi / 3 * f, q2 = p.s[2];
+        const double v = p.flux.value;  // as FluxGradientInU
+        const double q0 = p.ds[0] - kPi * v, q1 = p.ds[1] - 2 * kPi / 3 * v, q2 = p.ds[2];
         fu1[i] = static_cast<T>(a[0][0] * q0 + a[1][0] * q1 + a[2][0] * q2);
         fu2[i] = static_cast<T>(a[0][1] * q0 + a[1][1] * q1 + a[2][1] * q2);
       }
       ok[i] = p.ok;
     }
-    double s[kMaxOrder + 1];
+    double ds[kMaxOrder + 1];
     for (size_t i = 0; i < m; ++i) {
       if (ok[i]) continue;
       const Flux point = LightCurvePoint(static_cast<double>(bb[i]),
-                                         static_cast<double>(rr[i]), g, order, norm, s);
-      StorePoint(point, s, order, norm, start + i, flux, kDerivatives ? d_db : nullptr,
+                                         static_cast<double>(rr[i]), g, order, norm, ds);
+      StorePoint(point, ds, order, norm, start + i, flux, kDerivatives ? d_db : nullptr,
                  kDerivatives ? d_dr : nullptr, kU ? d_du : nullptr);
     }
   }

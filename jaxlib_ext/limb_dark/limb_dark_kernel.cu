@@ -18,10 +18,10 @@ template <typename T>
 __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
        i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    double g[kMaxOrder + 1], s[kMaxOrder + 1];
+    double g[kMaxOrder + 1], ds[kMaxOrder + 1];
     const double norm = GreensRow(p.u + (i / p.group_size) * p.order, p.order, g);
     const Flux f = LightCurvePoint(static_cast<double>(p.b[i]),
-                                   static_cast<double>(p.r[i]), g, p.order, norm, s);
+                                   static_cast<double>(p.r[i]), g, p.order, norm, ds);
     p.flux[i] = static_cast<T>(f.value);
     if (p.d_db) {  // null: the value alone
       p.d_db[i] = static_cast<T>(f.d_db);
@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
     }
     if (p.d_du[0]) {
       double du[kMaxOrder];
-      FluxGradientInU(s, f.value, norm, p.order, du);
+      FluxGradientInU(ds, f.value, norm, p.order, du);
       for (int j = 0; j < p.order; ++j) p.d_du[j][i] = static_cast<T>(du[j]);
     }
   }
