@@ -126,11 +126,16 @@ def _cases(jax, jnp, np, model, n):
   return cases, agreement
 
 
+def _dispatch_extra(t):
+  """What two more arrays in and out cost a jitted function (s per call)."""
+  return t["dispatch/4"]["min"] - t["dispatch/2"]["min"]
+
+
 def _dispatch_floor(t):
   """What the JVP would cost relative to the forward call if its tangents
-  were free: the forward call plus what two more arrays in and out cost."""
-  extra = t["dispatch/4"]["min"] - t["dispatch/2"]["min"]
-  return (t["kepler/ours/forward"]["min"] + extra) / t["kepler/ours/forward"]["min"]
+  were free: the forward call plus _dispatch_extra."""
+  forward = t["kepler/ours/forward"]["min"]
+  return (forward + _dispatch_extra(t)) / forward
 
 
 def _worker(quick):
@@ -204,7 +209,7 @@ def _report(res, started):
             "what dispatching two more arrays costs, whatever the op), us per call: " +
             "; ".join(
                 f"N = {int(n):,}: {1e6 * (t['kepler/ours/jvp']['min'] - t['kepler/ours/forward']['min']):.1f}"
-                f" against {1e6 * (t['dispatch/4']['min'] - t['dispatch/2']['min']):.1f}"
+                f" against {1e6 * _dispatch_extra(t):.1f}"
                 f" (the forward call plus that: {_dispatch_floor(t):.2f}x the forward call)"
                 for n, t in ((n, r["times"]) for n, r in res["results"].items()))]
   agree = [(int(n), r["agreement"]) for n, r in res["results"].items()]

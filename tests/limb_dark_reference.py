@@ -76,6 +76,17 @@ def blocked_terms(b, r, n_max=6):
             for n in range(n_max + 1)]
 
 
+def _term_total(n):
+  """The integral of 2 pi rho (1 - mu)^n over the star, n >= 1 (mpf)."""
+  return 2 * mp.pi / ((n + 1) * (n + 2))
+
+
+def _total_flux(u):
+  """The star's flux for the law with coefficients u (mpf): pi - sum_n u_n
+  times _term_total(n)."""
+  return mp.pi - mp.fsum(un * _term_total(n) for n, un in enumerate(u, start=1))
+
+
 def flux_minus_one_from_terms(point_terms, laws):
   """F - 1 as floats, [law][point], for each law in laws (sequences of at
   most n_max coefficients) at each point whose blocked_terms are in
@@ -87,7 +98,7 @@ def flux_minus_one_from_terms(point_terms, laws):
     out = []
     for u in laws:
       u = [mp.mpf(float(x)) for x in u]
-      total = mp.pi - mp.fsum(un * 2 * mp.pi / ((n + 2) * (n + 3)) for n, un in enumerate(u))
+      total = _total_flux(u)
       out.append([float(-(terms[0] - mp.fdot(u, terms[1:len(u) + 1])) / total)
                   for terms in point_terms])
     return out
@@ -101,10 +112,10 @@ def flux_gradient_in_u_from_terms(terms, u):
   (n + 2))."""
   with mp.workdps(_DPS):
     u = [mp.mpf(float(x)) for x in u]
-    weights = [2 * mp.pi / ((n + 2) * (n + 3)) for n in range(len(u))]
-    total = mp.pi - mp.fdot(u, weights)
+    total = _total_flux(u)
     blocked = terms[0] - mp.fdot(u, terms[1:len(u) + 1])
-    return [float(terms[n + 1] / total - blocked / total ** 2 * weights[n]) for n in range(len(u))]
+    return [float(terms[n + 1] / total - blocked / total ** 2 * _term_total(n + 1))
+            for n in range(len(u))]
 
 
 def derivative(u, b, r, wrt, h="1e-12"):

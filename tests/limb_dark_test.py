@@ -111,6 +111,19 @@ def _steep_laws(order, count, seed):
   return np.array(laws)
 
 
+def _gradient_in_u(law, points, n_max=6):
+  """dF/du of the kernel and of the reference, shape (points, coefficients),
+  at the points and law as FLOAT rounds them (what the kernel sees)."""
+  law = np.asarray(law, FLOAT)
+  points = [(float(FLOAT(b)), float(FLOAT(r))) for b, r in points]
+  b, r = (np.array(x, FLOAT) for x in zip(*points))
+  grad = jax.vmap(jax.grad(limb_dark.light_curve), in_axes=(None, 0, 0))
+  got = np.asarray(grad(jnp.asarray(law), b, r), np.float64)
+  want = np.array([ref.flux_gradient_in_u_from_terms(_point_terms(*p, n_max), law)
+                   for p in points])
+  return got, want
+
+
 def _special_points():
   """(b, r) on and near every special point, b >= 0."""
   points = set()
@@ -223,12 +236,8 @@ class AccuracyTest(parameterized.TestCase):
     laws = np.array([0.9 * 0.5 ** np.arange(1, n + 1), np.full(n, 1.0 / n)])
     points = [(0.3, 0.1), (1.05, 0.1), (0.7, 0.7), (2.5, 3.0)]
     self._check_laws(laws, points, 1e-8)
-    grad = jax.jit(jax.vmap(jax.grad(limb_dark.light_curve), in_axes=(None, 0, 0)))
-    pts = [(float(FLOAT(b)), float(FLOAT(r))) for b, r in points]  # what the kernel sees
-    b, r = (np.array(x, FLOAT) for x in zip(*pts))
-    for law in laws.astype(FLOAT):
-      got = np.asarray(grad(jnp.asarray(law), b, r), np.float64)
-      want = np.array([ref.flux_gradient_in_u_from_terms(_point_terms(*p, n), law) for p in pts])
+    for law in laws:
+      got, want = _gradient_in_u(law, points, n)
       err = np.max(np.abs(got - want), axis=1) / np.max(np.abs(want), axis=1)
       self.assertLess(err.max(), 1e-5, f"u_1 = {law[0]}: dF/du off by {err.max():.2e} relative")
 
@@ -294,12 +303,8 @@ class DerivativeTest(parameterized.TestCase):
     # (ref.flux_gradient_in_u_from_terms).
     points = [(1 + r - d * r, r) for r in (0.01, 0.1, 0.5) for d in (1e-4, 1e-3, 1e-2, 0.1)]
     points += [(0.3, 0.1), (0.5, 0.05), (0.0, 0.02)]
-    grad = jax.jit(jax.vmap(jax.grad(limb_dark.light_curve), in_axes=(None, 0, 0)))
     for law in (QUADRATIC, POLY6):
-      pts = [(float(FLOAT(b)), float(FLOAT(r))) for b, r in points]  # what the kernel sees
-      b, r = (np.array(x, FLOAT) for x in zip(*pts))
-      got = np.asarray(grad(jnp.asarray(law, FLOAT), b, r), np.float64)
-      want = np.array([ref.flux_gradient_in_u_from_terms(_point_terms(*p), law) for p in pts])
+      got, want = _gradient_in_u(law, points)
       rtol, atol = (1e-10, 1e-18) if FLOAT == np.float64 else (1e-6, 0)
       np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"u={law}")
 
