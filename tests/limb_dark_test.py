@@ -93,18 +93,19 @@ def _reference_terms(points, n_max=6):
   return [_point_terms(b, r, n_max) for b, r in points]
 
 
-def _steep_laws(order, count, seed):
-  """`count` laws of `order` coefficients drawn uniformly from [-4, 4]^order
-  (seeded), kept where the intensity, sampled at 401 values of mu, is
-  non-negative and non-increasing toward the limb: large coefficients of
-  alternating sign, whose Green's-basis coefficients sum in absolute value
-  to up to ~35 times the flux normalisation. Shape (count, order)."""
+def _physical_laws(order, count, seed, box=4.0):
+  """`count` laws of `order` coefficients drawn uniformly from [-box,
+  box]^order (seeded), kept where the intensity, sampled at 401 values of mu,
+  is non-negative and non-increasing toward the limb. From [-4, 4]: large
+  coefficients of alternating sign, whose Green's-basis coefficients sum in
+  absolute value to up to ~35 times the flux normalisation. Shape (count,
+  order)."""
   rng = np.random.default_rng(seed)
   mu = np.linspace(0.0, 1.0, 401)
   powers = (1 - mu)[:, None] ** np.arange(1, order + 1)
   laws = []
   while len(laws) < count:
-    u = rng.uniform(-4, 4, order)
+    u = rng.uniform(-box, box, order)
     intensity = 1 - powers @ u
     if intensity.min() >= 0 and np.diff(intensity).min() >= 0:
       laws.append(u)
@@ -190,7 +191,7 @@ class AccuracyTest(parameterized.TestCase):
     rng = np.random.default_rng(40 + order)
     random_points = list(zip(rng.uniform(0, 1.25, 40), np.exp(rng.uniform(np.log(0.005), np.log(0.2), 40))))
     points = [(b, r) for b, r in _special_points() if r <= 0.1] + random_points
-    self._check_laws(_steep_laws(order, 12, 30 + order), points, 5e-15)
+    self._check_laws(_physical_laws(order, 12, 30 + order), points, 5e-15)
 
   def test_non_negative_laws_large_planets(self):
     # Six coefficients u_n >= 0 with sum u_n <= 1 in any order (the
@@ -207,6 +208,25 @@ class AccuracyTest(parameterized.TestCase):
     b = np.abs(r + rng.uniform(-1, 1, 60))
     points = [(x, y) for x, y in zip(b, r) if y - 1 < x < 1 + y]
     points += [(1.1305251507763376, 1.1857081705161396), (3.225763620248201, 2.9967603657376842)]
+    self._check_laws(laws, points, 5e-15)
+
+  def test_physical_laws_across_the_limb(self):
+    # Six coefficients from [-1, 1]^6 whose intensity is non-negative and
+    # non-increasing toward the limb, planets across the limb with k^2 from
+    # 0.5 to 0.95 (where the paper's Lambda is up to ~3 ulps off in s_1 -
+    # 2 pi / 3 and CrossingLinearDeficit serves), r from 0.05 to 3; with
+    # them the point and the two laws below (rounded from the worst of 3000
+    # such laws there: 5.4e-15 and 5.6e-15 with Lambda, 2.9e-15 now).
+    laws = np.vstack([[0.17, 0.34, -0.78, -0.63, 0.96, 0.89],
+                      [0.706, -0.248, -0.265, -0.984, 0.994, 0.734],
+                      _physical_laws(6, 14, 51, box=1.0)])
+    rng = np.random.default_rng(52)
+    points = [(0.6023105502455968, 0.4911150307212268)]
+    while len(points) < 30:
+      r = np.exp(rng.uniform(np.log(0.05), np.log(3.0)))
+      b = rng.uniform(abs(1 - r), 1 + r)
+      if 0.5 <= (1 - (b - r) ** 2) / (4 * b * r) < 0.95:
+        points.append((b, r))
     self._check_laws(laws, points, 5e-15)
 
   def test_float32(self):

@@ -349,7 +349,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Lambda LambdaFromCel(const Geometry& g,
           g.inside ? in_dr : cross_dr};
 }
 
-JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
+// with_value false: for a generic configuration only the derivatives (the
+// value, NaN, then skips its one cel with p != 1); the special cases below
+// give all three either way.
+JAXEXT_HD Lambda LinearLambda(const Geometry& g, bool with_value = true) {
   const double b = g.b, r = g.r;
   if (b == 0) {
     const double s = Sqrt((1 - r) * (1 + r));
@@ -384,6 +387,11 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
                 (3 * Acos(1 - 2 * r) - 2 * (3 + 2 * r - 8 * r * r) * Sqrt(r * b) -
                  3 * kPi * theta),
             -8 * r / (3 * kPi) * s, 8 * r / kPi * s};
+  }
+  if (!with_value) {
+    Lambda lambda = LambdaFromCel(g, CelP1(g.kc), 0.0);
+    lambda.value = NaN();
+    return lambda;
   }
   const CelArgs third = ThirdCelArgs(g);
   return LambdaFromCel(g, CelP1(g.kc), Cel(g.kc, third.p, third.a, third.b));
@@ -458,14 +466,22 @@ JAXEXT_HD void ComputeM(const Geometry& g, int n_max, double* m, int n_low) {
 // rule's error grows with x (below).
 constexpr double kEdgeRuleMaxX = 0.5;
 
-// The sum of InsideEdgeIntegrals' 17 node values, in an order of eight
-// lanes (v_k + v_{k+8}, then pairs) that a CPU compiler vectorises: it keeps
-// the order a loop's running sum sets, which is one add at a time.
+// The sum of a quadrature rule's N node values, in an order that a CPU
+// compiler vectorises: eight lanes (lane k sums v_k, v_{k+8}, ... over the
+// full groups of eight), the lanes in pairs, then the rest one at a time (a
+// loop's running sum sets the order of one add at a time, which it keeps).
+template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfNodes(const double* v) {
+  static_assert(N >= 8, "at least one full group of eight");
   double lane[8];
-  for (int k = 0; k < 8; ++k) lane[k] = v[k] + v[k + 8];
+  for (int k = 0; k < 8; ++k) lane[k] = v[k];
+  for (int j = 8; j + 8 <= N; j += 8) {
+    for (int k = 0; k < 8; ++k) lane[k] += v[j + k];
+  }
   for (int k = 0; k < 4; ++k) lane[k] += lane[k + 4];
-  return ((lane[0] + lane[2]) + (lane[1] + lane[3])) + v[16];
+  double sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+  for (int j = N / 8 * 8; j < N; ++j) sum += v[j];
+  return sum;
 }
 
 // For an occultor inside the disk (b + r <= 1) with x = 2 b r / a <= 1/2
@@ -512,18 +528,20 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
   // The rule's step is 2 pi / 32; each node but the ends stands for two.
   constexpr double kTwiceStep = 2 * (2 * kPi / 32);
   for (int n = 3; n <= n_max; ++n) {
-    s[n] = -kTwiceStep * SumOfNodes(term);
+    s[n] = -kTwiceStep * SumOfNodes<kNodes>(term);
     for (int j = 0; j < kNodes; ++j) term[j] *= z[j];
   }
-  *deficit1 = -kTwiceStep * SumOfNodes(linear) / 3;
+  *deficit1 = -kTwiceStep * SumOfNodes<kNodes>(linear) / 3;
 }
 
 // CrossingLinearDeficit serves crossing occultors with k^2 below this: the
-// integrand's singularities (sin(theta) = 1 / k) near the interval slow its
-// rule's convergence as k^2 grows.
-constexpr double kCrossingRuleMaxK2 = 0.5;
+// integrand's singularities (sin(theta) = 1 / k, at distance acosh(1 / k)
+// from theta = pi / 2) slow its rule's convergence as k^2 grows; at 0.95 the
+// rule is within 0.07 ulp of the integral (in exact arithmetic; 2.3 ulps at
+// 0.98).
+constexpr double kCrossingRuleMaxK2 = 0.95;
 
-// For an occultor crossing the limb with k^2 < 1/2 (kCrossingRuleMaxK2):
+// For an occultor crossing the limb with k^2 < 0.95 (kCrossingRuleMaxK2):
 // the linear term's deficit s_1 - 2 pi / 3 = -J_1, J_1 the integral of z
 // over the lens (occultor and disk overlapping), by the divergence theorem
 // with InsideEdgeIntegrals' radial field, whose flux through the limb is
@@ -534,43 +552,56 @@ constexpr double kCrossingRuleMaxK2 = 0.5;
 // goes away: z = c cos(theta), c^2 = 1 - (b - r)^2, r^2 - b r cos psi = r (r
 // - b) + c^2 sin^2(theta) / 2, dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
 // sin^2(theta)), an even integrand analytic across theta in [-pi/2, pi/2],
-// done by 24-point Gauss-Legendre on [0, pi/2]. Against mpmath, on the 411
-// of 1762 random points (r from 1e-3 to 3) where SolutionVector uses it:
-// within 2 ulps of 1 (rms 0.35), against 4.5 (rms 0.86) for the paper's
-// Lambda there, whose terms grow as b r and cancel (3.25 ulps at b = 3.23,
-// r = 3.00). Where the lens is more than 0.8 pi, J_1 is near 2 pi / 3 and
-// Lambda is as good (1.2 to 1.3 ulps rms, against 1.2 to 1.4 for this
-// rule), and so for k^2 from 1/2 up: SolutionVector keeps Lambda there.
+// done by 32-point Gauss-Legendre on [0, pi/2]. Against mpmath, on the 1402
+// of 1500 random crossing points (r from 1e-3 to 3) where SolutionVector
+// uses it: within 1.7 ulps of 1 (rms 0.19), against 3.2 (rms 0.48) for the
+// paper's Lambda there, whose terms grow as b r and cancel (3.2 ulps at b =
+// 2.23, r = 1.98; 2.1 at b = 0.60, r = 0.49, k^2 = 0.83, against 0.6).
+// Where the lens is more than 0.8 pi, J_1 is near 2 pi / 3 and Lambda is
+// as good (1.3 ulps rms on those 45 points, 0.8 for this rule, but more
+// laws lose accuracy with it there): SolutionVector keeps Lambda there.
 JAXEXT_HD double CrossingLinearDeficit(const Geometry& g) {
-  constexpr int kNodes = 24;
+  constexpr int kNodes = 32;
   // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
   const double kCos[kNodes] = {
-      0.999992856002890646759,  0.999803032022012825469,  0.998825120815216992213,
-      0.996023512112523401603,  0.990023877490312855393,  0.979242585803439665924,
-      0.962047745706537786322,  0.936940646893626135463,  0.902740820736318050165,
-      0.858753570363402123969,  0.804897412349655978355,  0.741771740610601059017,
-      0.670652432211737512641,  0.593413983314201883782,  0.512388822466014921225,
-      0.430184856284270981639,  0.349488517978135278702,  0.272881173738623468133,
-      0.20269178115797666366,   0.14089968771805707122,   0.0890907588868449851313,
-      0.0484600663275152687844, 0.019846842559712028556,  0.00377993957385720430265};
+      0.999997690990907408236, 0.999936147855095473837, 0.999617053372721025663,
+      0.998693419787124030699, 0.996686476348639148535, 0.993009956580842223784,
+      0.987001334097306214937, 0.977959215123168303865, 0.965185571160920261946,
+      0.948030895998110027997, 0.925939785190303755948, 0.898493972882347981957,
+      0.865449632317801074357, 0.826765844214066883277, 0.782621610399897818391,
+      0.733419628792972767651, 0.679776175002609245493, 0.6224977228352490535,
+      0.562546210404977565256, 0.500995942020474782803, 0.438985854776773563902,
+      0.377671172055445790322, 0.318178283723167831948, 0.26156607811940777186,
+      0.208796009434272041747, 0.160712060811059591404, 0.118030615228905087234,
+      0.0813392147966377603948, 0.0511023803153948944274, 0.0276721268867899695635,
+      0.0113004518809047373819, 0.00214895622423085623252,
+  };
   const double kSin2[kNodes] = {
-      1.42879431820117832612e-5, 0.000393897159589996705777, 0.00234837802846717918987,
-      0.00793716331903394869419, 0.0198527219990460026818,   0.0410839581489931036524,
-      0.0744641349809688063247,  0.122142224198553385915,    0.185059010576318878684,
-      0.262542305388109357259,   0.352140155592827871741,    0.449774684831519179641,
-      0.550225315168480820359,   0.647859844407172128259,    0.737457694611890642741,
-      0.814940989423681121316,   0.877857775801446614085,    0.925535865019031193675,
-      0.958916041851006896348,   0.980147278000953997318,    0.992062836680966051306,
-      0.99765162197153282081,    0.999606102840410003294,    0.999985712056817988217};
+      0.00000461801285366053805149, 0.000127700212712643416896, 0.000765746606438604332991,
+      0.00261145327389925958965, 0.00661606786373357518111, 0.0139312261313138414981,
+      0.0258283664901377160924, 0.0435957735556766194628, 0.0684168132227681291507,
+      0.101237420233020687703, 0.14263551420173413723, 0.192708580694094529231,
+      0.250996933920982930195, 0.316458238841001289104, 0.38750341493507055091,
+      0.462095648101178030842, 0.537904351898821969158, 0.61249658506492944909,
+      0.683541761158998710896, 0.749003066079017069805, 0.807291419305905470769,
+      0.85736448579826586277, 0.898762579766979312297, 0.931583186777231870849,
+      0.956404226444323380537, 0.974171633509862283908, 0.986068773868686158502,
+      0.993383932136266424819, 0.99738854672610074041, 0.999234253393561395667,
+      0.999872299787287356583, 0.999995381987146339462,
+  };
   const double kWeight[kNodes] = {
-      0.00969277921897580487016, 0.022408500228343339893,  0.0347754191271444013767,
-      0.0465729996846516802781,  0.0576061917919275550221, 0.0676935945701255027136,
-      0.0766695100759055008557,  0.0843865324166587500648, 0.090717939551391405128,
-      0.0955597659771957388724,  0.0988325071014055189615, 0.10048242365372311158,
-      0.10048242365372311158,    0.0988325071014055189615, 0.0955597659771957388724,
-      0.090717939551391405128,   0.0843865324166587500648, 0.0766695100759055008557,
-      0.0676935945701255027136,  0.0576061917919275550221, 0.0465729996846516802781,
-      0.0347754191271444013767,  0.022408500228343339893,  0.00969277921897580487016};
+      0.00551240341104076115751, 0.0127818797320584236954, 0.019942881458762481817,
+      0.0269186289844229512173, 0.0336432356341372234173, 0.0400537820815044762469,
+      0.0460903792386859924125, 0.0516966528792922855072, 0.0568202538226195524111,
+      0.0614133421400564895576, 0.0654330322769513601052, 0.0688417928636010803806,
+      0.071607796877474694904, 0.0737052186832010921966, 0.0751144750999451365891,
+      0.0758224082136943080005, 0.0758224082136943080005, 0.0751144750999451365891,
+      0.0737052186832010921966, 0.071607796877474694904, 0.0688417928636010803806,
+      0.0654330322769513601052, 0.0614133421400564895576, 0.0568202538226195524111,
+      0.0516966528792922855072, 0.0460903792386859924125, 0.0400537820815044762469,
+      0.0336432356341372234173, 0.0269186289844229512173, 0.019942881458762481817,
+      0.0127818797320584236954, 0.00551240341104076115751,
+  };
   const double b = g.b, r = g.r;
   const double c2 = g.one_minus_bmr2, c = Sqrt(c2), k2 = g.k2;
   const double r_rmb = r * (r - b);
@@ -580,11 +611,7 @@ JAXEXT_HD double CrossingLinearDeficit(const Geometry& g) {
     v[j] = kWeight[j] * (z + 1 / (1 + z)) * (r_rmb + 0.5 * c2 * kSin2[j]) * kCos[j] /
            Sqrt(1 - k2 * kSin2[j]);
   }
-  // Eight lanes, then pairs (as SumOfNodes).
-  double lane[8];
-  for (int j = 0; j < 8; ++j) lane[j] = (v[j] + v[j + 8]) + v[j + 16];
-  for (int j = 0; j < 4; ++j) lane[j] += lane[j + 4];
-  const double sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+  const double sum = SumOfNodes<kNodes>(v);
   // Both halves of the arc, times 2 k from dpsi, over 3.
   return -(2 * g.kappa1 + 4 * Sqrt(k2) * sum) / 3;
 }
@@ -675,36 +702,41 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   }
   const Geometry g = MakeGeometry(b, r);
 
+  // Crossing: s_0 - pi is minus the lens's area, the two segments its chord
+  // cuts off the star (half-angle kappa1, half-chord h = A_kite / b, at x_c
+  // = (1 + b^2 - r^2) / (2 b) from the star's centre) and off the occultor
+  // (kappa0, at b - x_c from its centre): SegmentArea keeps a thin segment's
+  // digits, which kappa1 + r^2 kappa0 - A_kite loses (4 ulps at r = b = 2.9).
+  double d0 = -kPi * r * r;
+  if (!g.inside) {
+    const double h = g.kite / b;
+    const double xc = ((1 - r) * (1 + r) + b * b) / (2 * b);
+    const double bxc = ((r - 1) * (r + 1) + b * b) / (2 * b);
+    d0 = -(SegmentArea(g.kappa1, h, xc) + r * r * SegmentArea(g.kappa0, h / r, bxc / r));
+  }
+  // Crossing, k^2 < 0.95 and a lens of at most 0.8 pi: the linear term's
+  // deficit by CrossingLinearDeficit, for laws of three or more
+  // coefficients (those of one or two keep Lambda, as the vectorised path
+  // has it: their Green's coefficients are not large against the
+  // normalisation); its derivatives from Lambda, whose value is then not
+  // needed.
+  const bool crossing_rule =
+      n_max >= 3 && !g.inside && g.k2 < kCrossingRuleMaxK2 && d0 >= -0.8 * kPi;
+
   // s_0..s_2 (sec. 3, 5, 6).
-  const Lambda lambda = n_max >= 1 ? LinearLambda(g) : Lambda{0, 0, 0};
+  const Lambda lambda = n_max >= 1 ? LinearLambda(g, !crossing_rule) : Lambda{0, 0, 0};
   const LowOrder low = LowOrderTerms(g, lambda);
   for (int n = 0; n <= n_max && n <= 2; ++n) {
     s[n] = low.s[n];
     ds_db[n] = low.ds_db[n];
     ds_dr[n] = low.ds_dr[n];
   }
-  // Crossing: s_0 - pi is minus the lens's area, the two segments its chord
-  // cuts off the star (half-angle kappa1, half-chord h = A_kite / b, at x_c
-  // = (1 + b^2 - r^2) / (2 b) from the star's centre) and off the occultor
-  // (kappa0, at b - x_c from its centre): SegmentArea keeps a thin segment's
-  // digits, which kappa1 + r^2 kappa0 - A_kite loses (4 ulps at r = b = 2.9).
-  double d0 = low.deficit[0];
-  if (!g.inside) {
-    const double h = g.kite / b;
-    const double xc = ((1 - r) * (1 + r) + b * b) / (2 * b);
-    const double bxc = ((r - 1) * (r + 1) + b * b) / (2 * b);
-    d0 = -(SegmentArea(g.kappa1, h, xc) + r * r * SegmentArea(g.kappa0, h / r, bxc / r));
-    s[0] = kPi + d0;
-  }
+  s[0] = kPi + d0;
   deficit[0] = d0;
   deficit[1] = n_max >= 1 ? low.deficit[1] : 0.0;
-  // Crossing, k^2 < 1/2 and a lens of at most 0.8 pi: the linear term's
-  // deficit by CrossingLinearDeficit, for laws of three or more
-  // coefficients (those of one or two keep Lambda, as the vectorised path
-  // has it: their Green's coefficients are not large against the
-  // normalisation); its derivatives from Lambda.
-  if (n_max >= 3 && !g.inside && g.k2 < kCrossingRuleMaxK2 && d0 >= -0.8 * kPi) {
+  if (crossing_rule) {
     deficit[1] = CrossingLinearDeficit(g);
+    s[1] = 2 * kPi / 3 + deficit[1];
   }
   // Crossing with k^2 < 0.3 and r > 1/2 (every r >= 1.1 among them): s_n =
   // -P(G_n), n >= 2, from M_n and M_{n+2}, all from the series. P(G_n) is

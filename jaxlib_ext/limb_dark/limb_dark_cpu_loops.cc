@@ -64,7 +64,9 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
   // GreensTranspose / norm (zero for coefficients the law does not have).
   double a[3][2] = {};
   for (int k = 0; kU && k <= order; ++k) {
-    double unit[3] = {}, column[2] = {};
+    // Sized for any order: gcc cannot see that order <= 2 here and warns of
+    // GreensTranspose's loops reading past three values.
+    double unit[kMaxOrder + 1] = {}, column[kMaxOrder] = {};
     unit[k] = 1 / norm;
     GreensTranspose(unit, order, column);
     a[k][0] = column[0];
