@@ -558,8 +558,10 @@ constexpr double kCrossingRuleMaxK2 = 0.95;
 // paper's Lambda there, whose terms grow as b r and cancel (3.2 ulps at b =
 // 2.23, r = 1.98; 2.1 at b = 0.60, r = 0.49, k^2 = 0.83, against 0.6).
 // Where the lens is more than 0.8 pi, J_1 is near 2 pi / 3 and Lambda is
-// as good (1.3 ulps rms on those 45 points, 0.8 for this rule, but more
-// laws lose accuracy with it there): SolutionVector keeps Lambda there.
+// as good (1.3 ulps rms on those 45 points, 0.8 for this rule, but
+// slightly more law-point pairs exceeded 5e-15 with it there), and so for
+// k^2 from 0.95 up (1.5 ulps at most, rms 0.4): SolutionVector keeps Lambda
+// there.
 JAXEXT_HD double CrossingLinearDeficit(const Geometry& g) {
   constexpr int kNodes = 32;
   // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
