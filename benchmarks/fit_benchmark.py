@@ -29,9 +29,9 @@ worker, see BENCHMARKS.md), in two ways:
 - in a compiled loop: LOOP_CALLS evaluations inside one jitted
   lax.fori_loop, as a fit runs them (numpyro's NUTS takes its leapfrog steps
   inside a lax.while_loop; a step of a MAP fit is one call of the whole
-  model). Each evaluation's first input depends on the previous one's
-  outputs, and every output is carried to the end, so XLA can neither hoist
-  nor drop any of the work.
+  model). Each evaluation's inputs depend on the previous one's outputs,
+  and every output is carried to the end, so XLA can neither hoist nor
+  drop any of the work.
 
 The targets (TARGETS) are judged on the ops as a fit runs them, in the
 compiled loop, and printed for both; each is marked met or missed.
@@ -99,10 +99,11 @@ def _in_loop(jax, jnp, fn, calls):
   The returned function takes fn's arguments and a zero (an argument, so
   that XLA cannot fold it) and returns the last evaluation's outputs. Each
   evaluation adds zero times the sum of the first element of every output
-  of the one before to the first element of fn's first argument (an
-  in-place update of one element), so that no evaluation can be hoisted out
-  of the loop, and the outputs are carried through the loop, so that none
-  of them can be dropped or computed in part.
+  of the one before to the first element of every argument (an in-place
+  update of one element each), so that no work that depends on an argument
+  can be hoisted out of the loop (in a fit every argument changes from one
+  step to the next), and the outputs are carried through the loop, so that
+  none of them can be dropped or computed in part.
   """
 
   def run(*args_and_zero):
@@ -113,10 +114,9 @@ def _in_loop(jax, jnp, fn, calls):
     def body(_, carry):
       args, _ = carry
       outs = fn(*args)
-      touch = sum(jnp.ravel(x)[0] for x in jax.tree_util.tree_leaves(outs))
-      first = args[0]
-      first = first.at[(0,) * first.ndim].add(zero * touch)
-      return (first,) + tuple(args[1:]), outs
+      touch = zero * sum(jnp.ravel(x)[0] for x in jax.tree_util.tree_leaves(outs))
+      args = tuple(a.at[(0,) * a.ndim].add(touch.astype(a.dtype)) if a.size else a for a in args)
+      return args, outs
 
     return jax.lax.fori_loop(0, calls, body, (tuple(args), outs))[1]
 
