@@ -255,7 +255,7 @@ def _report(res, started):
                    f"{theirs * 1e9 / per:.1f} ({theirs / ours:.2f}x) |")
   lines += ["", "## Targets (ours)", "",
             "Judged in a compiled loop (the op as a fit runs it: "
-            f"{', '.join(f'{c} evaluations at N = {k:,}' for k, c in LOOP_CALLS.items())} "
+            f"{', '.join(f'{LOOP_CALLS[int(n)]} evaluations at N = {int(n):,}' for n in res['results'])} "
             "in one jitted lax.fori_loop, time per evaluation); called alone from Python "
             "(one jitted call per evaluation, jax's cost per array in and out included) "
             "for comparison. us per evaluation in parentheses.", "",
@@ -264,12 +264,15 @@ def _report(res, started):
   for n, r in res["results"].items():
     t = r["times"]
     for case, reference, what, limit in TARGETS:
-      loop = t[f"loop/{case}"]["min"] / t[f"loop/{reference}"]["min"]
-      alone = t[case]["min"] / t[reference]["min"]
-      us = lambda name: f"{t[name]['min'] * 1e6:.1f} / {t[name.replace(case, reference)]['min'] * 1e6:.1f}"
+
+      def ratio(prefix, case=case, reference=reference, t=t):
+        """(time(case) / time(reference), the table cell) for the cases named prefix + ..."""
+        a, b = t[prefix + case]["min"], t[prefix + reference]["min"]
+        return a / b, f"{a / b:.2f}x ({a * 1e6:.1f} / {b * 1e6:.1f})"
+
+      (loop, loop_cell), (_, alone_cell) = ratio("loop/"), ratio("")
       lines.append(f"| {int(n):,} | {what} <= {limit}x {reference.split('/')[-1]} | "
-                   f"{loop:.2f}x ({us('loop/' + case)}) | {alone:.2f}x ({us(case)}) | "
-                   f"{'met' if loop <= limit else 'MISSED'} |")
+                   f"{loop_cell} | {alone_cell} | {'met' if loop <= limit else 'MISSED'} |")
   lines += ["", "Called alone, the true anomaly's jax.jvp minus its forward call, against "
             "the same difference for jnp functions of 4 and 2 arrays in and out (x + 1 each: "
             "what dispatching two more arrays costs, whatever the op), us per call: " +
