@@ -213,6 +213,23 @@ def run_worker(script, args, label):
       return json.load(f)
 
 
+def modes_type(allowed):
+  """An argparse `type` for a comma-separated list of threading modes from
+  `allowed`: the list, or an argparse error naming the modes there are (before
+  any worker starts)."""
+  import argparse
+
+  def parse(value):
+    modes = [m.strip() for m in value.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in allowed]
+    if not modes or unknown:
+      raise argparse.ArgumentTypeError(
+          f"{value!r}: give one or more of {', '.join(allowed)}, comma-separated")
+    return modes
+
+  return parse
+
+
 def emit_report(report, output):
   """Prints the Markdown report and, if `output` is a path, writes it there."""
   print(report)

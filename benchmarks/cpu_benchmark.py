@@ -353,7 +353,8 @@ def main():
   parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats (a smoke run)")
   parser.add_argument("--stat", choices=("min", "median"), default="min",
                       help="statistic of the repeats reported (default: min)")
-  parser.add_argument("--modes", default=",".join(MODES), help="threading modes: one,all")
+  parser.add_argument("--modes", type=bench_common.modes_type(MODES), default=list(MODES),
+                      help="threading modes, comma-separated: one (one pinned thread), all")
   parser.add_argument("--no-pin", dest="pin", action="store_false",
                       help="one thread: only XLA_FLAGS, without pinning the worker to one CPU")
   parser.add_argument("--output", help="also write the report to this file")
@@ -381,7 +382,7 @@ def main():
   if args.compare_with and not os.path.isdir(os.path.join(args.compare_with, "kepler")):
     sys.exit("cpu_benchmark: --compare_with %s holds no kepler/ package" % args.compare_with)
   results, others = [], []
-  for mode in args.modes.split(","):
+  for mode in args.modes:
     results.append(_run_worker(mode, args.quick, args.pin))
     if args.compare_with:
       others.append(_run_worker(mode, args.quick, args.pin, os.path.abspath(args.compare_with)))

@@ -219,9 +219,10 @@ def _report(results, started):
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--quick", action="store_true")
-  parser.add_argument("--modes", default=",".join(MODES))
-  parser.add_argument("--output")
+  parser.add_argument("--quick", action="store_true", help="fewer points and repeats (a smoke run)")
+  parser.add_argument("--modes", type=bench_common.modes_type(MODES), default=list(MODES),
+                      help="threading modes, comma-separated: one (one pinned thread), all")
+  parser.add_argument("--output", help="also write the report to this file")
   parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
   parser.add_argument("--json", help=argparse.SUPPRESS)
   args = parser.parse_args()
@@ -231,7 +232,7 @@ def main():
     return
   started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
   results = [bench_common.run_worker(__file__, ["--worker", mode] + (["--quick"] if args.quick else []),
-                                     f"{mode}-thread") for mode in args.modes.split(",")]
+                                     f"{mode}-thread") for mode in args.modes]
   bench_common.emit_report(_report(results, started), args.output)
 
 
