@@ -13,6 +13,8 @@ For many laws at one point, blocked_terms integrates each term (1 - mu)^n
 once and flux_minus_one_from_terms sums them per law.
 """
 
+import functools
+
 import mpmath as mp
 
 _DPS = 40
@@ -74,6 +76,64 @@ def blocked_terms(b, r, n_max=6):
     nodes = sorted({lo, hi} | {x for x in (abs(b - r), b + r) if lo < x < hi})
     return [mp.quad(lambda x, n=n: (1 - mp.sqrt(1 - x * x)) ** n * arc(x), nodes)
             for n in range(n_max + 1)]
+
+
+@functools.lru_cache(maxsize=None)
+def _laplacian_powers_of_z(k_max):
+  """Delta^k z for k = 0..k_max, z = sqrt(1 - x^2 - y^2), exactly: each as
+  {a: c} meaning the sum of c w^a over the exponents a, w = 1 - rho^2
+  (Fractions). For a radial function f(w), Delta f = 4 (1 - w) f'' - 4 f';
+  on w^a that is -4 a w^(a - 1) + 4 a (a - 1) (w^(a - 2) - w^(a - 1))."""
+  from fractions import Fraction
+
+  powers = [{Fraction(1, 2): Fraction(1)}]
+  for _ in range(k_max):
+    nxt = {}
+    for a, c in powers[-1].items():
+      for exponent, factor in ((a - 1, -4 * a - 4 * a * (a - 1)), (a - 2, 4 * a * (a - 1))):
+        if factor:
+          nxt[exponent] = nxt.get(exponent, 0) + c * factor
+    powers.append({a: c for a, c in nxt.items() if c})
+  return powers
+
+
+_SERIES_TERMS = 40
+
+
+def blocked_terms_inside(b, r, n_max=2):
+  """blocked_terms for an occultor inside the disk, n_max <= 2, by another
+  method: the integrals of 1, z and z^2 = 1 - rho^2 over the occultor, with
+  (1 - z)^n expanded in them. Those of 1 and z^2 are closed forms (pi r^2
+  and pi r^2 (1 - b^2 - r^2 / 2)); that of z is the mean-value series of
+  the disk (Pizzetti's formula), pi r^2 sum_k (r^2 / 4)^k Delta^k z(b) /
+  (k! (k + 1)!), whose terms shrink as (r / (1 - b^2))^2 or faster. Raises
+  ValueError where it has not converged to 1e-30 relative in _SERIES_TERMS
+  terms (an occultor too near the limb)."""
+  if n_max > 2:
+    raise ValueError("blocked_terms_inside gives n <= 2")
+  # 20 digits more: the exponents' terms of Delta^k z alternate in sign.
+  with mp.workdps(_DPS + 20):
+    b, r = abs(mp.mpf(b)), mp.mpf(r)
+    if not b + r < 1:
+      raise ValueError(f"the occultor (b={b}, r={r}) is not inside the disk")
+    w = 1 - b * b
+    area = mp.pi * r * r
+    series, term = mp.mpf(0), mp.mpf(1)
+    for k, powers in enumerate(_laplacian_powers_of_z(_SERIES_TERMS)):
+      if k:
+        term *= r * r / (4 * k * (k + 1))
+      value = term * mp.fsum(mp.mpf(c.numerator) / c.denominator *
+                             w ** (mp.mpf(a.numerator) / a.denominator)
+                             for a, c in powers.items())
+      series += value
+      if k >= 2 and abs(value) < mp.mpf("1e-30") * abs(series):
+        break
+    else:
+      raise ValueError(f"the mean-value series did not converge at b={b}, r={r}")
+    of_z = area * series
+    of_z2 = area * (1 - b * b - r * r / 2)
+    terms = [area, area - of_z, area - 2 * of_z + of_z2]
+    return terms[:n_max + 1]
 
 
 def _term_total(n):

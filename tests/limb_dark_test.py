@@ -150,9 +150,10 @@ class AccuracyTest(parameterized.TestCase):
     laws = _quadratic_laws() if order == 2 else _polynomial_laws(order)
     self._check_laws(laws, _special_points(), bound)
 
-  def _check_laws(self, laws, points, bound):
+  def _check_laws(self, laws, points, bound, terms=_reference_terms):
     """Every law (a row of laws) at every point within bound. The reference
-    is F - 1 from the per-term integrals, exact for the rounded inputs."""
+    is F - 1 from the per-term integrals, exact for the rounded inputs:
+    terms(points, n_max) gives them (by default the quadrature's)."""
     if FLOAT == np.float32:
       points = [(float(np.float32(b)), float(np.float32(r))) for b, r in points]
       laws = laws.astype(np.float32).astype(np.float64)
@@ -161,7 +162,7 @@ class AccuracyTest(parameterized.TestCase):
     got = np.asarray(jax.vmap(lambda u: limb_dark.light_curve(u, b, r))(jnp.asarray(laws, FLOAT)),
                      np.float64)
     n_max = max(6, laws.shape[1])
-    want = np.array(ref.flux_minus_one_from_terms(_reference_terms(tuple(points), n_max), laws))
+    want = np.array(ref.flux_minus_one_from_terms(terms(tuple(points), n_max), laws))
     err = np.abs(got - want)
     law, point = np.unravel_index(np.argmax(err), err.shape)
     self.assertLessEqual(
@@ -178,6 +179,31 @@ class AccuracyTest(parameterized.TestCase):
     points = list(zip(rng.uniform(0, 1.3, 60), rng.uniform(0.005, 0.5, 60)))
     laws = {0: np.zeros((1, 0)), 1: _polynomial_laws(1), 2: _quadratic_laws()}[order]
     self._check_laws(laws, points, 1e-15)
+
+  def test_quadratic_laws_small_planets(self):
+    # Where the quadratic bound is nearest (docs/accuracy_and_speed.md): small
+    # planets inside the disk, whose s_1 - 2 pi / 3 (about -pi r^2) the
+    # kernel forms from terms of order 1, up to ~5 ulps of 1 off. 1500
+    # random points, r log-uniform in [1e-3, 0.06] and b in [0, 2.5 r] (over
+    # the centre and off it), every law of _quadratic_laws (the corner (0,
+    # 1) weighs that deficit most). The reference is the mean-value series
+    # of the occultor (ref.blocked_terms_inside), a method of its own,
+    # checked against the quadrature on some of the points first.
+    rng = np.random.default_rng(60)
+    r = np.exp(rng.uniform(np.log(1e-3), np.log(0.06), 1500))
+    points = list(zip(rng.uniform(0, 2.5, 1500) * r, r))
+    if FLOAT == np.float32:
+      points = [(float(np.float32(b)), float(np.float32(r))) for b, r in points]
+    for b, r in points[:4]:
+      series, quadrature = ref.blocked_terms_inside(b, r), ref.blocked_terms(b, r, 2)
+      for x, y in zip(series, quadrature):
+        self.assertLess(abs(x - y), 1e-22 * r * r, (b, r))
+
+    def series_terms(points, n_max):
+      del n_max  # quadratic laws: terms 0 to 2
+      return [ref.blocked_terms_inside(b, r) for b, r in points]
+
+    self._check_laws(_quadratic_laws(), points, 1e-15, series_terms)
 
   @parameterized.named_parameters(("order3", 3), ("order4", 4), ("order5", 5), ("order6", 6))
   def test_steep_laws_small_planets(self, order):
