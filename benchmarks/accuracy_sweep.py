@@ -1,0 +1,171 @@
+"""Accuracy sweep of kepler.limb_dark.light_curve against the mpmath reference.
+
+Prints one Markdown report: for each family of limb-darkening laws, the
+largest |F - F_ref| over every law and point, where it is, and how many
+law-point pairs exceed the bound of docs/accuracy_and_speed.md (1e-15 for
+laws of up to two coefficients, 5e-15 beyond). float64, jax_enable_x64 on,
+whatever CPU variant the process picks (KEPLER_CPU_ISA forces one).
+
+Points (b, r): on and next to the special points b = 0, r, |1 - r|, 1 and
+1 + r (offsets up to 1e-3 either way) of SPECIAL_RADII, and random ones with
+r log-uniform in [1e-3, 3] and b uniform over the overlapping range
+[max(0, r - 1), 1 + r]. The reference, tests/limb_dark_reference.py
+(blocked_terms: each term (1 - mu)^n integrated once per point at 40
+digits), takes 0.1 to 0.4 s per point and is computed in worker
+processes; --cache keeps it in a JSON file for later runs with the same
+points. Every law is then a sum of the terms.
+
+Families (seeded): the quadratic region (u1 >= 0, u1 + u2 <= 1, u1 + 2 u2 >=
+0: its corners and uniform draws); for N = 3 to 6 coefficients, u_n >= 0
+with sum u_n <= 1 (uniform on that simplex, and the unit laws), and the
+laws drawn from [-k, k]^N whose intensity is non-negative and non-increasing
+toward the limb (k = 1, 2, 4: large coefficients of alternating sign).
+
+  bazel run //benchmarks:accuracy_sweep -- [--quick] [--points N] [--cache FILE]
+"""
+
+import argparse
+import datetime
+import json
+import multiprocessing
+import os
+import sys
+
+SPECIAL_RADII = (1e-3, 0.01, 0.1, 0.5, 1 - 1e-9, 1.0, 1 + 1e-9, 1.5, 3.0)
+OFFSETS = (0.0, 1e-12, -1e-12, 1e-9, -1e-9, 1e-6, -1e-6, 1e-3, -1e-3)
+SEED = 0
+N_MAX = 6
+
+
+def special_points():
+  """(b, r) on and next to every special point, b >= 0."""
+  points = set()
+  for r in SPECIAL_RADII:
+    for centre in (0.0, r, abs(1 - r), 1.0, 1 + r):
+      for offset in OFFSETS:
+        if centre + offset >= 0:
+          points.add((centre + offset, r))
+  return sorted(points)
+
+
+def random_points(np, count):
+  rng = np.random.default_rng(SEED)
+  r = np.exp(rng.uniform(np.log(1e-3), np.log(3.0), count))
+  b = rng.uniform(np.maximum(0.0, r - 1), 1 + r)
+  return [(float(x), float(y)) for x, y in zip(b, r)]
+
+
+def _terms(point):
+  from tests import limb_dark_reference as ref
+  import mpmath as mp
+
+  return [mp.nstr(x, 35) for x in ref.blocked_terms(point[0], point[1], N_MAX)]
+
+
+def reference_terms(points, cache_path):
+  """blocked_terms of every point (strings of 35 digits), from the cache
+  where it has them, the rest in worker processes."""
+  cache = {}
+  if cache_path and os.path.exists(cache_path):
+    with open(cache_path) as f:
+      cache = {(b, r): t for b, r, t in json.load(f)}
+  todo = [p for p in points if p not in cache]
+  if todo:
+    print(f"reference: {len(todo)} points to integrate ({len(points) - len(todo)} cached) ...",
+          file=sys.stderr, flush=True)
+    with multiprocessing.Pool() as pool:
+      for i, (point, terms) in enumerate(zip(todo, pool.imap(_terms, todo, chunksize=4)), 1):
+        cache[point] = terms
+        if i % 50 == 0 or i == len(todo):
+          print(f"  {i}/{len(todo)}", file=sys.stderr, flush=True)
+    if cache_path:
+      with open(cache_path, "w") as f:
+        json.dump([[b, r, t] for (b, r), t in cache.items()], f)
+  return [cache[p] for p in points]
+
+
+def _physical(np, u):
+  """The intensity 1 - sum u_n (1 - mu)^n is non-negative and non-increasing
+  toward the limb (checked on a grid of mu)."""
+  mu = np.linspace(0.0, 1.0, 2001)
+  intensity = 1 - ((1 - mu)[:, None] ** np.arange(1, len(u) + 1)) @ np.asarray(u)
+  return intensity.min() >= 0 and np.diff(intensity).min() >= -1e-12
+
+
+def law_families(np, count):
+  rng = np.random.default_rng(SEED + 1)
+  families = {}
+  corners = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, -1.0]])
+  families["quadratic region"] = np.vstack(
+      [corners, (corners + np.roll(corners, 1, axis=0)) / 2,
+       rng.dirichlet(np.ones(3), count) @ corners])
+  for n in range(3, N_MAX + 1):
+    families[f"{n} coefficients, u_n >= 0, sum <= 1"] = np.vstack(
+        [np.eye(n), rng.dirichlet(np.ones(n + 1), count)[:, :n]])
+    for box in (1, 2, 4):
+      laws = []
+      while len(laws) < count:
+        u = rng.uniform(-box, box, n)
+        if _physical(np, u):
+          laws.append(u)
+      families[f"{n} coefficients from [-{box}, {box}]^{n}, physical"] = np.array(laws)
+  return families
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser.add_argument("--quick", action="store_true",
+                      help="60 random points, 10 laws a family (a smoke run)")
+  parser.add_argument("--points", type=int, default=None,
+                      help="random points besides the special ones (default 400; quick: 60)")
+  parser.add_argument("--laws", type=int, default=None, help="drawn laws a family (default 60; quick: 10)")
+  parser.add_argument("--cache", help="JSON file keeping the reference's terms between runs")
+  parser.add_argument("--output", help="also write the report to this file")
+  args = parser.parse_args()
+  n_random = args.points if args.points is not None else (60 if args.quick else 400)
+  n_laws = args.laws if args.laws is not None else (10 if args.quick else 60)
+  if n_random < 0 or n_laws < 1:
+    parser.error("--points must be >= 0 and --laws >= 1")
+
+  import jax
+
+  jax.config.update("jax_enable_x64", True)
+  import jax.numpy as jnp
+  import numpy as np
+
+  import kepler
+  from kepler import limb_dark
+  from tests import limb_dark_reference as ref
+  import mpmath as mp
+
+  started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+  points = special_points() + random_points(np, n_random)
+  terms = [[mp.mpf(x) for x in t] for t in reference_terms(points, args.cache)]
+  b = jnp.asarray([p[0] for p in points])
+  r = jnp.asarray([p[1] for p in points])
+  lines = [
+      "# kepler-jax light-curve accuracy sweep", "",
+      f"- date: {started}; kepler {kepler.__version__}, jax {jax.__version__}; "
+      f"CPU variant: {os.environ.get('KEPLER_CPU_ISA', 'the one picked at run time')}",
+      f"- {len(points)} points: {len(points) - n_random} on and next to the special points of "
+      f"r in {list(SPECIAL_RADII)}, {n_random} random (seed {SEED}); float64; error |F - F_ref|",
+      "", "| laws | count | worst | at (b, r) | law | pairs above the bound |", "|---|---|---|---|---|---|"]
+  for name, laws in law_families(np, n_laws).items():
+    print(f"checking {name} ...", file=sys.stderr, flush=True)
+    bound = 1e-15 if laws.shape[1] <= 2 else 5e-15
+    got = np.asarray(jax.vmap(lambda u: limb_dark.light_curve(u, b, r))(jnp.asarray(laws)))
+    want = np.array(ref.flux_minus_one_from_terms(terms, laws))
+    err = np.abs(got - want)
+    i, j = np.unravel_index(np.argmax(err), err.shape)
+    above = int((err > bound).sum())
+    lines.append(f"| {name} | {len(laws)} | {err[i, j]:.2e} | ({points[j][0]:.6g}, {points[j][1]:.6g}) "
+                 f"| {np.round(laws[i], 3).tolist()} | {above} of {err.size} (bound {bound:g}) |")
+  report = "\n".join(lines)
+  print(report)
+  if args.output:
+    with open(args.output, "w") as f:
+      f.write(report + "\n")
+
+
+if __name__ == "__main__":
+  main()
