@@ -50,7 +50,14 @@ namespace detail {
 
 JAXEXT_HD double Sqrt(double x) { return LIMB_DARK_STD(sqrt)(x); }
 JAXEXT_HD double Abs(double x) { return LIMB_DARK_STD(fabs)(x); }
+JAXEXT_HD double Fma(double x, double y, double z) { return LIMB_DARK_STD(fma)(x, y, z); }
 JAXEXT_HD double Acos(double x) { return LIMB_DARK_STD(acos)(x); }
+JAXEXT_HD double Asin(double x) { return LIMB_DARK_STD(asin)(x); }
+JAXEXT_HD double Sin(double x) { return LIMB_DARK_STD(sin)(x); }
+JAXEXT_HD double Sinh(double x) { return LIMB_DARK_STD(sinh)(x); }
+JAXEXT_HD double Cosh(double x) { return LIMB_DARK_STD(cosh)(x); }
+JAXEXT_HD double Asinh(double x) { return LIMB_DARK_STD(asinh)(x); }
+JAXEXT_HD double Acosh(double x) { return LIMB_DARK_STD(acosh)(x); }
 JAXEXT_HD bool IsFinite(double x) { return LIMB_DARK_STD(isfinite)(x); }
 JAXEXT_HD double NaN() { return LIMB_DARK_STD(nan)(""); }
 JAXEXT_HD double Max(double a, double b) { return a > b ? a : b; }
@@ -349,10 +356,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Lambda LambdaFromCel(const Geometry& g,
           g.inside ? in_dr : cross_dr};
 }
 
-// with_value false: for a generic configuration only the derivatives (the
-// value, NaN, then skips its one cel with p != 1); the special cases below
-// give all three either way.
-JAXEXT_HD Lambda LinearLambda(const Geometry& g, bool with_value = true) {
+JAXEXT_HD Lambda LinearLambda(const Geometry& g) {
   const double b = g.b, r = g.r;
   if (b == 0) {
     const double s = Sqrt((1 - r) * (1 + r));
@@ -387,11 +391,6 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& g, bool with_value = true) {
                 (3 * Acos(1 - 2 * r) - 2 * (3 + 2 * r - 8 * r * r) * Sqrt(r * b) -
                  3 * kPi * theta),
             -8 * r / (3 * kPi) * s, 8 * r / kPi * s};
-  }
-  if (!with_value) {
-    Lambda lambda = LambdaFromCel(g, CelP1(g.kc), 0.0);
-    lambda.value = NaN();
-    return lambda;
   }
   const CelArgs third = ThirdCelArgs(g);
   return LambdaFromCel(g, CelP1(g.kc), Cel(g.kc, third.p, third.a, third.b));
@@ -484,6 +483,27 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfNodes(const double* v) {
   return sum;
 }
 
+// The flux a law I(z) = 1 - sum_n u_n (1 - z)^n blocks, by the divergence
+// theorem with the radial field H(rho) (x, y) / rho^2, H(rho) the integral
+// of I rho' drho' from 0 to rho (divergence I; regular at rho = 0, unlike a
+// field that vanishes on the limb): over a region of the disk bounded by
+// the occultor's arc and part of the limb,
+//   blocked = H(1) (the limb's angle inside the occultor)
+//           + integral over the arc of (H / rho^2) (x dy - y dx),
+// and on the occultor's edge, psi its angle from the point nearest the
+// star's centre, x dy - y dx = (r^2 - b r cos psi) dpsi. With w = 1 - z and
+// rho^2 = w (2 - w), H / rho^2 = P(w) / (1 + z), P(w) = sum_m q_m w^m the
+// edge polynomial of the law (EdgePolynomial): one value per node, of the
+// size of the intensity, whatever the law. The Green's basis instead sums
+// s_n g_n with g_n up to ~30 times the normalisation for steep laws, each
+// s_n a few ulps of 1 off. H(1) = P(1) = norm / (2 pi).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeHorner(const double* q, int degree, double z) {
+  const double w = 1 - z;
+  double p = q[degree];
+  for (int m = degree - 1; m >= 0; --m) p = p * w + q[m];
+  return p / (1 + z);
+}
+
 // For an occultor inside the disk (b + r <= 1) with x = 2 b r / a <= 1/2
 // (kEdgeRuleMaxX), a = 1 - b^2 - r^2: s_n = -P(G_n) for n = 3..n_max and
 // the linear term's deficit s_1 - 2 pi / 3 = -J_1, J_1 the integral of z
@@ -505,8 +525,12 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfNodes(const double* v) {
 // (measured against mpmath); for even n it is exact (a trigonometric
 // polynomial of degree n / 2 + 1 < 32). The integrands are even in psi: 17
 // nodes in [0, pi], the end ones at half weight.
+// Unless q is null, also *blocked = the flux a law blocks (unnormalised),
+// by the same rule: the integral of EdgeHorner(q, degree, z) (r^2 - b r cos
+// psi) (EdgeHorner, below).
 JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
-                                   double* s, double* deficit1) {
+                                   double* s, double* deficit1,
+                                   const double* q, int degree, double* blocked) {
   constexpr int kNodes = 17;
   // cos(pi j / 16), j = 0..16.
   const double kNodeCos[kNodes] = {
@@ -517,16 +541,18 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
       -0.707106781186547524401, -0.831469612302545237079, -0.923879532511286756128,
       -0.980785280403230449126, -1.0};
   const double r2 = r * r, br = b * r;
-  double z[kNodes], term[kNodes], linear[kNodes];
+  double z[kNodes], term[kNodes], linear[kNodes], law[kNodes];
   for (int j = 0; j < kNodes; ++j) {
     const double weight = (j == 0 || j == kNodes - 1) ? 0.5 : 1.0;
     z[j] = Sqrt(a + 2 * br * kNodeCos[j]);
     const double edge = weight * (r2 - br * kNodeCos[j]);
     linear[j] = (z[j] + 1 / (1 + z[j])) * edge;
     term[j] = z[j] * z[j] * z[j] * edge;  // z^n (r^2 - b r cos psi), n = 3
+    if (q) law[j] = EdgeHorner(q, degree, z[j]) * edge;
   }
   // The rule's step is 2 pi / 32; each node but the ends stands for two.
   constexpr double kTwiceStep = 2 * (2 * kPi / 32);
+  if (q) *blocked = kTwiceStep * SumOfNodes<kNodes>(law);
   for (int n = 3; n <= n_max; ++n) {
     s[n] = -kTwiceStep * SumOfNodes<kNodes>(term);
     for (int j = 0; j < kNodes; ++j) term[j] *= z[j];
@@ -534,35 +560,31 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
   *deficit1 = -kTwiceStep * SumOfNodes<kNodes>(linear) / 3;
 }
 
-// CrossingLinearDeficit serves crossing occultors with k^2 below this: the
+
+// CrossingEdgeFlux serves crossing occultors with k^2 below this: the
 // integrand's singularities (sin(theta) = 1 / k, at distance acosh(1 / k)
 // from theta = pi / 2) slow its rule's convergence as k^2 grows; at 0.95 the
 // rule is within 0.07 ulp of the integral (in exact arithmetic; 2.3 ulps at
 // 0.98).
 constexpr double kCrossingRuleMaxK2 = 0.95;
 
-// For an occultor crossing the limb with k^2 < 0.95 (kCrossingRuleMaxK2):
-// the linear term's deficit s_1 - 2 pi / 3 = -J_1, J_1 the integral of z
-// over the lens (occultor and disk overlapping), by the divergence theorem
-// with InsideEdgeIntegrals' radial field, whose flux through the limb is
-// 1/3 per unit length:
-//   J_1 = 2 kappa1 / 3 + integral of (z + 1 / (1 + z)) (r^2 - b r cos psi) / 3
-// over the occultor's arc inside the disk, psi in [-kappa0, kappa0]. With
-// sin(psi / 2) = k sin(theta) the square root that z has at the arc's ends
-// goes away: z = c cos(theta), c^2 = 1 - (b - r)^2, r^2 - b r cos psi = r (r
-// - b) + c^2 sin^2(theta) / 2, dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
-// sin^2(theta)), an even integrand analytic across theta in [-pi/2, pi/2],
-// done by 32-point Gauss-Legendre on [0, pi/2]. Against mpmath, on the 1402
-// of 1500 random crossing points (r from 1e-3 to 3) where SolutionVector
-// uses it: within 1.7 ulps of 1 (rms 0.19), against 3.2 (rms 0.48) for the
-// paper's Lambda there, whose terms grow as b r and cancel (3.2 ulps at b =
-// 2.23, r = 1.98; 2.1 at b = 0.60, r = 0.49, k^2 = 0.83, against 0.6).
-// Where the lens is more than 0.8 pi, J_1 is near 2 pi / 3 and Lambda is
-// as good (1.3 ulps rms on those 45 points, 0.8 for this rule, but
-// slightly more law-point pairs exceeded 5e-15 with it there), and so for
-// k^2 from 0.95 up (1.5 ulps at most, rms 0.4): SolutionVector keeps Lambda
-// there.
-JAXEXT_HD double CrossingLinearDeficit(const Geometry& g) {
+// For an occultor crossing the limb with k^2 < 0.95 (kCrossingRuleMaxK2),
+// laws of three or more coefficients: the flux the law blocks, over the
+// lens (occultor and disk overlapping), unnormalised: the limb's share
+// H(1) 2 kappa1 (H(1) = P(1), EdgeHorner; over the same norm as the arc's,
+// which for laws of many coefficients differs from 2 pi P(1) by the Green's
+// coefficients' rounding) plus the integral of EdgeHorner(q, degree, z) (r^2
+// - b r cos psi) over the occultor's arc inside the disk, psi in [-kappa0,
+// kappa0]. With sin(psi / 2) = k sin(theta) the square root that z has at
+// the arc's ends goes away: z = c cos(theta), c^2 = 1 - (b - r)^2, r^2 - b r
+// cos psi = r (r - b) + c^2 sin^2(theta) / 2, dpsi = 2 k cos(theta) dtheta /
+// sqrt(1 - k^2 sin^2(theta)), an even integrand analytic across theta in
+// [-pi/2, pi/2], done by 32-point Gauss-Legendre on [0, pi/2]. On the 328
+// crossing points with k^2 < 0.95 of benchmarks/accuracy_sweep.py,
+// simulated in double: within 6.7e-16 of mpmath for laws of up to six
+// coefficients from [-4, 4]^6 (those with a non-negative, non-increasing
+// intensity), where the Green's basis was 1.3e-14 off.
+JAXEXT_HD double CrossingEdgeFlux(const Geometry& g, const double* q, int degree) {
   constexpr int kNodes = 32;
   // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
   const double kCos[kNodes] = {
@@ -609,13 +631,143 @@ JAXEXT_HD double CrossingLinearDeficit(const Geometry& g) {
   const double r_rmb = r * (r - b);
   double v[kNodes];
   for (int j = 0; j < kNodes; ++j) {
-    const double z = c * kCos[j];
-    v[j] = kWeight[j] * (z + 1 / (1 + z)) * (r_rmb + 0.5 * c2 * kSin2[j]) * kCos[j] /
-           Sqrt(1 - k2 * kSin2[j]);
+    v[j] = kWeight[j] * EdgeHorner(q, degree, c * kCos[j]) *
+           (r_rmb + 0.5 * c2 * kSin2[j]) * kCos[j] / Sqrt(1 - k2 * kSin2[j]);
   }
-  const double sum = SumOfNodes<kNodes>(v);
-  // Both halves of the arc, times 2 k from dpsi, over 3.
-  return -(2 * g.kappa1 + 4 * Sqrt(k2) * sum) / 3;
+  double p1 = 0;  // P(1)
+  for (int m = degree; m >= 0; --m) p1 += q[m];
+  // Both halves of the arc, times 2 k from dpsi.
+  return 2 * g.kappa1 * p1 + 4 * Sqrt(k2) * SumOfNodes<kNodes>(v);
+}
+
+// P(w2) and the divided difference (P(w1) - P(w2)) / (w1 - w2) of the edge
+// polynomial, by Horner's scheme for both: with P_k(w) = P_{k+1}(w) w + q_k,
+// the difference d_k = d_{k+1} w1 + P_{k+1}(w2). No cancellation where w1
+// and w2 are close.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void EdgeDividedDifference(const double* q, int degree,
+                                                          double w1, double w2,
+                                                          double* p2, double* dd) {
+  double p = q[degree], d = 0;
+  for (int m = degree - 1; m >= 0; --m) {
+    d = d * w1 + p;
+    p = p * w2 + q[m];
+  }
+  *p2 = p;
+  *dd = d;
+}
+
+// Below this k' = sqrt(|1 - (b + r)^2| / (4 b r)), ContactEdgeFlux takes the
+// occultor as touching the limb: the part it leaves out is of order
+// 4 b r k'^2 log(1 / k'), below 1e-18.
+constexpr double kContactMinK = 1e-10;
+
+// For laws of three or more coefficients where the other edge rules do not
+// serve: the occultor crossing the limb with k^2 >= 0.95
+// (kCrossingRuleMaxK2) or inside the disk with 2 b r > (1 - b^2 - r^2) / 2
+// (kEdgeRuleMaxX), near where the two limbs touch inside (k^2 = 1, b + r =
+// 1). The flux the law blocks, unnormalised, as CrossingEdgeFlux's: the
+// limb's share (crossing) plus twice the integral of F(z) E(u) over u = pi -
+// psi in [u_lo, pi], F(z) = EdgeHorner, E = r^2 - b r cos psi = r (r + b) -
+// 2 b r sin^2(u / 2), u_lo = 0 inside and the arc's end crossing. On the
+// edge z^2 = Z^2 + X^2, X = 2 sqrt(b r) sin(u / 2), Z^2 = 1 - (b + r)^2
+// (negative where crossing), so z has branch points at sin(u / 2) = +-i k'
+// (inside; crossing, the arc's end sin(u_lo / 2) = k'), k'^2 = |Z^2| / (4 b
+// r): next to u = 0 as the limbs near contact, where neither rule above
+// converges. Split F(z) = F(X) + D:
+// - F(X) is analytic in u (X is): 32-point Gauss-Legendre on [u_lo, pi];
+// - D = F(z) - F(X) = -(z - X) (P[1 - z, 1 - X] + P(1 - X) / (1 + X)) /
+//   (1 + z), with z - X = Z^2 / (z + X) and the divided difference of P
+//   (EdgeDividedDifference): formed without cancellation, and of order Z^2
+//   / X away from u_lo, so what is left to resolve is a small term next to
+//   the branch points: with u / 2 = eps sinh(t) (inside, eps = k') or eps
+//   cosh(t) (crossing, eps = u_lo / 2), which puts them at t ~ +-i pi / 2
+//   and takes the square root at the arc's end away, 32-point Gauss-Legendre
+//   in t up to u = pi.
+// On the 54 points of benchmarks/accuracy_sweep.py this rule serves (on and
+// within 1e-12 to 1e-3 of b = 1 - r, and random ones; b = 1e-9, r = 1 - 1e-9
+// among them), simulated in double: within 5.6e-16 of mpmath for laws of
+// six coefficients from [-4, 4]^6 and [-1, 1]^6 with a non-negative,
+// non-increasing intensity, where the Green's basis was up to 1.3e-14 off.
+JAXEXT_HD double ContactEdgeFlux(const Geometry& g, const double* q, int degree) {
+  constexpr int kNodes = 32;
+  // Gauss-Legendre on [0, 1]: nodes and weights.
+  const double kNode[kNodes] = {
+      0.00136806907525921822751, 0.00719424422736583229991, 0.0176188722062467846131,
+      0.0325469620311301554145, 0.0518394221169739380173, 0.0753161931337150149332,
+      0.102758102016028796518, 0.133908940629855159806, 0.168477866534892399512,
+      0.206142121379618835480, 0.246550045533885304988, 0.289324361934682327318,
+      0.334065698858936175110, 0.380356318873931462728, 0.427764019208601753257,
+      0.475846167156130841883, 0.524153832843869158117, 0.572235980791398246743,
+      0.619643681126068537272, 0.665934301141063824890, 0.710675638065317672682,
+      0.753449954466114695012, 0.793857878620381164520, 0.831522133465107600488,
+      0.866091059370144840194, 0.897241897983971203482, 0.924683806866284985067,
+      0.948160577883026061983, 0.967453037968869844585, 0.982381127793753215387,
+      0.992805755772634167700, 0.998631930924740781772,
+  };
+  const double kWeight[kNodes] = {
+      0.00350930500473504830020, 0.00813719736545283530259, 0.0126960326546310297279,
+      0.0171369314565107165513, 0.0214179490111133403284, 0.0254990296311880880981,
+      0.0293420467392677735726, 0.0329111113881809234188, 0.0361728970544242531127,
+      0.0390969478935351532359, 0.0416559621134733776111, 0.0438260465022019055714,
+      0.0455869393478819423564, 0.0469221995404022828196, 0.0478193600396374297095,
+      0.0482700442573639002834, 0.0482700442573639002834, 0.0478193600396374297095,
+      0.0469221995404022828196, 0.0455869393478819423564, 0.0438260465022019055714,
+      0.0416559621134733776111, 0.0390969478935351532359, 0.0361728970544242531127,
+      0.0329111113881809234188, 0.0293420467392677735726, 0.0254990296311880880981,
+      0.0214179490111133403284, 0.0171369314565107165513, 0.0126960326546310297279,
+      0.00813719736545283530259, 0.00350930500473504830020,
+  };
+  const double b = g.b, r = g.r, br = b * r, root_br = Sqrt(br);
+  const double z2_min = g.one_minus_bpr2;  // Z^2: z^2 at u = 0, < 0 crossing
+  const bool crossing = !g.inside;
+  const double kp = Sqrt(Abs(z2_min) / (4 * br));
+  const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
+  const double u_lo = crossing ? 2 * eps : 0.0;
+  const double r_rpb = r * (r + b);
+  double v[kNodes];
+  // F(X) E over [u_lo, pi].
+  const double span = kPi - u_lo;
+  for (int j = 0; j < kNodes; ++j) {
+    const double s = Sin(0.5 * (u_lo + span * kNode[j]));
+    v[j] = kWeight[j] * EdgeHorner(q, degree, 2 * root_br * s) * (r_rpb - 2 * br * s * s);
+  }
+  double arc = span * SumOfNodes<kNodes>(v);
+  // D E, t in [0, t_max] (u = pi at t_max).
+  if (kp >= kContactMinK) {
+    const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
+    for (int j = 0; j < kNodes; ++j) {
+      const double t = t_max * kNode[j];
+      double half, du, z2;  // u / 2, du / dt, z^2
+      if (crossing) {
+        half = eps * Cosh(t);
+        du = 2 * eps * Sinh(t);
+        // sin^2(u / 2) - sin^2(u_lo / 2) as a product: no cancellation
+        // next to the arc's end.
+        const double sh = Sinh(0.5 * t), ch = Cosh(0.5 * t);
+        z2 = 4 * br * Sin(2 * eps * sh * sh) * Sin(2 * eps * ch * ch);
+      } else {
+        half = eps * Sinh(t);
+        du = 2 * eps * Cosh(t);
+        const double sh = Sin(half);
+        z2 = z2_min + 4 * br * sh * sh;
+      }
+      const double z = Sqrt(Max(z2, 0.0));
+      const double s = Sin(half);
+      const double x = 2 * root_br * s;
+      double p_x, dd;
+      EdgeDividedDifference(q, degree, 1 - z, 1 - x, &p_x, &dd);
+      const double d = -(z2_min / (z + x)) * (dd + p_x / (1 + x)) / (1 + z);
+      v[j] = kWeight[j] * du * d * (r_rpb - 2 * br * s * s);
+    }
+    arc += t_max * SumOfNodes<kNodes>(v);
+  }
+  double limb = 0;
+  if (crossing) {
+    double p1 = 0;  // P(1)
+    for (int m = degree; m >= 0; --m) p1 += q[m];
+    limb = 2 * g.kappa1 * p1;
+  }
+  return limb + 2 * arc;
 }
 
 // kappa - sin(kappa) cos(kappa), the area a chord at half-angle kappa
@@ -687,20 +839,26 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
 // deficit (two values): s_0 - pi and s_1 - 2 pi / 3 (minus the
 // flux the disk blocks of the first two terms; s_0 and s_1 are pi and
 // 2 pi / 3 plus these), formed without rounding to ulps of pi.
-JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
-                              double* ds_db, double* ds_dr, double* deficit) {
+// Unless q is null (q[0..n_max + 1]: the law's EdgePolynomial), for laws of
+// three or more coefficients and an occultor that overlaps the disk without
+// hiding it, also *blocked = the flux the law blocks by the edge rules
+// (CrossingEdgeFlux, InsideEdgeIntegrals, ContactEdgeFlux; unnormalised: F -
+// 1 = -blocked / norm), returning true; false elsewhere.
+JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
+                              double* ds_db, double* ds_dr, double* deficit,
+                              const double* q = nullptr, double* blocked = nullptr) {
   using namespace detail;
   deficit[0] = deficit[1] = 0;
   for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = 0;
   if (r == 0 || NoOverlap(b, r)) {
     s[0] = kPi;
     if (n_max >= 1) s[1] = 2 * kPi / 3;
-    return;
+    return false;
   }
   if (DiskHidden(b, r)) {
     deficit[0] = -kPi;
     deficit[1] = -2 * kPi / 3;
-    return;
+    return false;
   }
   const Geometry g = MakeGeometry(b, r);
 
@@ -716,17 +874,19 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
     const double bxc = ((r - 1) * (r + 1) + b * b) / (2 * b);
     d0 = -(SegmentArea(g.kappa1, h, xc) + r * r * SegmentArea(g.kappa0, h / r, bxc / r));
   }
-  // Crossing, k^2 < 0.95 and a lens of at most 0.8 pi: the linear term's
-  // deficit by CrossingLinearDeficit, for laws of three or more
-  // coefficients (those of one or two keep Lambda, as the vectorised path
-  // has it: their Green's coefficients are not large against the
-  // normalisation); its derivatives from Lambda, whose value is then not
-  // needed.
-  const bool crossing_rule =
-      n_max >= 3 && !g.inside && g.k2 < kCrossingRuleMaxK2 && d0 >= -0.8 * kPi;
+  // Crossing, laws of three or more coefficients: the flux the law blocks
+  // by CrossingEdgeFlux, or ContactEdgeFlux next to contact (those of one or
+  // two keep the Green's basis, as the vectorised path has it: their Green's
+  // coefficients are not large against the normalisation).
+  bool with_edge = false;
+  if (q && n_max >= 3 && !g.inside) {
+    *blocked = g.k2 < kCrossingRuleMaxK2 ? CrossingEdgeFlux(g, q, n_max + 1)
+                                         : ContactEdgeFlux(g, q, n_max + 1);
+    with_edge = true;
+  }
 
   // s_0..s_2 (sec. 3, 5, 6).
-  const Lambda lambda = n_max >= 1 ? LinearLambda(g, !crossing_rule) : Lambda{0, 0, 0};
+  const Lambda lambda = n_max >= 1 ? LinearLambda(g) : Lambda{0, 0, 0};
   const LowOrder low = LowOrderTerms(g, lambda);
   for (int n = 0; n <= n_max && n <= 2; ++n) {
     s[n] = low.s[n];
@@ -736,10 +896,6 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   s[0] = kPi + d0;
   deficit[0] = d0;
   deficit[1] = n_max >= 1 ? low.deficit[1] : 0.0;
-  if (crossing_rule) {
-    deficit[1] = CrossingLinearDeficit(g);
-    s[1] = 2 * kPi / 3 + deficit[1];
-  }
   // Crossing with k^2 < 0.3 and r > 1/2 (every r >= 1.1 among them): s_n =
   // -P(G_n), n >= 2, from M_n and M_{n+2}, all from the series. P(G_n) is
   // the integral of z^n (r^2 - b r cos psi) over the occultor's edge inside
@@ -753,7 +909,7 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   // 1/2; terms below 0.2 ulp of 1 for r < 1/2), and the paper's needs no
   // series for n_max <= 3.
   const bool low_k = !g.inside && g.k2 < 0.3 && r > 0.5;
-  if (n_max < 2 || (n_max < 3 && !low_k)) return;
+  if (n_max < 2 || (n_max < 3 && !low_k)) return with_edge;
 
   // s_n = -P(G_n), n >= 3, from M_n (sec. 7).
   double m[kMaxOrder + 3];
@@ -773,7 +929,7 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
                   ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[0]);
     }
   }
-  if (n_max < 3) return;
+  if (n_max < 3) return with_edge;
   const double a = (1 - r) * (1 + r) - b * b;
   const double c = -g.one_minus_bmr2 * g.one_minus_bpr2;
   // For small b (inside the disk), dP/db without the 1/b, from the N_n
@@ -798,7 +954,12 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
   // path computes them: their Green's coefficients are not large against
   // the normalisation.
   const bool edge_rule = g.inside && 2 * b * r <= kEdgeRuleMaxX * a;
-  if (edge_rule) InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1]);
+  if (edge_rule) {
+    InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1], q, n_max + 1, blocked);
+  } else if (q && g.inside) {
+    *blocked = ContactEdgeFlux(g, q, n_max + 1);
+  }
+  if (g.inside) with_edge = q != nullptr;
   for (int n = 3; n <= n_max; ++n) {
     if (!edge_rule) {
       s[n] = -(low_k ? one_plus_r2_minus_b2 * m[n] - m[n + 2]
@@ -815,10 +976,12 @@ JAXEXT_HD void SolutionVector(double b, double r, int n_max, double* s,
                   ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[n - 2]);
     }
   }
+  return with_edge;
 }
 
 // One point of the light curve, what every handler computes per element:
-// with g[0..order] the Green's-basis coefficients and norm = pi g_0 +
+// with g[0..order] the Green's-basis coefficients, q[0..order + 1] the edge
+// polynomial (EdgePolynomial; GreensRow gives both) and norm = pi g_0 +
 // 2 pi g_1 / 3, F - 1 and its derivatives in b and r, and ds[0..order] the
 // solution vector less the unocculted star's, s_k - s0_k with s0 = (pi,
 // 2 pi / 3, 0, ...) (for derivatives in g: FluxGradientInU). F is that of
@@ -828,8 +991,8 @@ struct Flux {
   double value, d_db, d_dr;
 };
 
-JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
-                               double norm, double* ds) {
+JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double* q,
+                               int order, double norm, double* ds) {
   using namespace detail;
   const double sign_b = b < 0 ? -1.0 : 1.0;
   b = Abs(b);
@@ -843,7 +1006,9 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   double ds_db[kMaxOrder + 1], ds_dr[kMaxOrder + 1];
   double deficit[2];
   double* s = ds;  // s_k, then s_k - s0_k (s0_k = 0 from k = 2 on)
-  SolutionVector(b, r, order, s, ds_db, ds_dr, deficit);
+  double edge_blocked;
+  const bool with_edge =
+      SolutionVector(b, r, order, s, ds_db, ds_dr, deficit, q, &edge_blocked);
   // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
   // transit, and no cancellation against 1 for shallow transits.
   double blocked = deficit[0] * g[0];
@@ -857,7 +1022,10 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, int order,
   // rounding of -pi g_0 - 2 pi g_1 / 3 against norm, which differs by a few
   // ulps of |g_0| + |g_1| where a compiler fuses one sum and not the other
   // (beyond 1e-15 with 32 coefficients, seen on aarch64).
-  const double value = hidden ? -norm / norm : blocked / norm;
+  // Where an edge rule serves, the value from it (SolutionVector).
+  const double value = hidden      ? -norm / norm
+                       : with_edge ? -edge_blocked / norm
+                                   : blocked / norm;
   ds[0] = deficit[0];
   if (order >= 1) ds[1] = deficit[1];
   if (value != value) return {value, value, value};  // NaN: no derivatives either
@@ -934,14 +1102,55 @@ JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g,
   }
 }
 
-// g[0..order] of the law with coefficients u[0..order-1] (any float type),
-// and the flux normalisation pi g_0 + 2 pi g_1 / 3.
+// The edge polynomial of the law with coefficients u_1..u_N (u[0..N-1]):
+// q[0..N+1] with P(w) = sum_m q_m w^m = H(rho) / rho^2 (1 + z), w = 1 - z,
+// H the integral of I rho' drho' from 0 to rho (EdgeHorner). With a_0 = 1,
+// a_n = -u_n (I = sum_n a_n w^n) and z dz = -(1 - w) dw, H = sum_n a_n
+// (w^(n+1) / (n + 1) - w^(n+2) / (n + 2)) and rho^2 = w (2 - w), so
+// q_m = (a_m - a_{m-1}) / (m + 1).
+JAXEXT_HD void EdgePolynomial(const double* u, int order, double* q) {
+  double previous = 0;  // a_{m-1}
+  for (int m = 0; m <= order + 1; ++m) {
+    const double a = m == 0 ? 1.0 : m <= order ? -u[m - 1] : 0.0;
+    q[m] = (a - previous) / (m + 1);
+    previous = a;
+  }
+}
+
+// The star's flux out of transit, pi (1 - sum_n 2 u_n / ((n + 1) (n + 2)))
+// (= pi g_0 + 2 pi g_1 / 3), correctly rounded but for a few ulps of
+// the last place: summed in double-double (each quotient's remainder by
+// FMA), as is the product by pi. The Green's form rounds g_0 and g_1, which
+// for steep laws are several times the result (8e-15 relative seen for
+// six coefficients from [-4, 4]^6, an error F - 1 carries whole where the
+// planet hides most of the disk). Once per law.
+JAXEXT_HD double Normalisation(const double* u, int order) {
+  using namespace detail;
+  double hi = 1, lo = 0;
+  for (int n = 1; n <= order; ++n) {
+    const double d = 0.5 * (n + 1) * (n + 2);  // exact
+    const double t = -u[n - 1] / d;
+    const double t_lo = -Fma(t, d, u[n - 1]) / d;  // -u / d - t, to rounding
+    const double sum = hi + t;  // two-sum of hi and t
+    const double back = sum - hi;
+    lo += ((hi - (sum - back)) + (t - back)) + t_lo;
+    hi = sum;
+  }
+  constexpr double kPiLo = 1.2246467991473532e-16;  // pi - kPi
+  const double p = hi * kPi;
+  return p + (Fma(hi, kPi, -p) + (hi * kPiLo + lo * kPi));
+}
+
+// g[0..order] and q[0..order + 1] (EdgePolynomial) of the law with
+// coefficients u[0..order-1] (any float type), and the flux normalisation
+// (Normalisation).
 template <typename T>
-JAXEXT_HD double GreensRow(const T* u, int order, double* g) {
+JAXEXT_HD double GreensRow(const T* u, int order, double* g, double* q) {
   double ud[kMaxOrder], work[kMaxOrder + 3];
   for (int k = 0; k < order; ++k) ud[k] = static_cast<double>(u[k]);
   GreensCoefficients(ud, order, g, work);
-  return kPi * g[0] + (order >= 1 ? 2 * kPi / 3 * g[1] : 0.0);
+  EdgePolynomial(ud, order, q);
+  return Normalisation(ud, order);
 }
 
 // The gradient in u of a function of g: du[j - 1] = sum_k dg[k] dg_k/du_j

@@ -52,16 +52,16 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     const Layout l = layout;
     ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
       // Elements [begin, end) may span rows of u: one run per row.
-      double g[kMaxOrder + 1];
+      double g[kMaxOrder + 1], q[kMaxOrder + 2];
       T* d_du[kMaxOrder];
       while (begin < end) {
         const size_t row = begin / l.group_size;
         const size_t stop = std::min(end, (row + 1) * l.group_size);
-        const double norm = GreensRow(u_data + row * l.order, l.order, g);
+        const double norm = GreensRow(u_data + row * l.order, l.order, g, q);
         for (int j = 0; j < l.order; ++j) {
           d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
         }
-        loop(g, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
+        loop(g, q, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
              fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
              l.with_du ? d_du : nullptr, stop - begin);
         begin = stop;

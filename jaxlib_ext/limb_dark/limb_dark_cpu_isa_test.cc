@@ -72,7 +72,8 @@ struct Outputs {
 };
 
 // derivatives false: the value alone (the derivatives' pointers null).
-Outputs Run(CpuIsa isa, const Points& p, const double* g, int order, double norm,
+Outputs Run(CpuIsa isa, const Points& p, const double* g, const double* q, int order,
+            double norm,
             const std::vector<size_t>& pieces, bool derivatives = true) {
   const size_t n = p.b.size();
   Outputs o{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
@@ -84,7 +85,7 @@ Outputs Run(CpuIsa isa, const Points& p, const double* g, int order, double norm
     // dF/du: one plane of n per coefficient, each offset to this piece.
     double* planes[kMaxOrder];
     for (int c = 0; c < order; ++c) planes[c] = o.d_du.data() + c * n + begin;
-    loop(g, order, norm, p.b.data() + begin, p.r.data() + begin, o.flux.data() + begin,
+    loop(g, q, order, norm, p.b.data() + begin, p.r.data() + begin, o.flux.data() + begin,
          derivatives ? o.d_db.data() + begin : nullptr,
          derivatives ? o.d_dr.data() + begin : nullptr, derivatives ? planes : nullptr, len);
     begin += len;
@@ -126,8 +127,9 @@ bool SameBits(const std::vector<double>& x, const std::vector<double>& y) {
 
 void CheckOrder(const Points& p, int order) {
   const double u[3] = {0.4, 0.26, 0.1};
-  double g[kMaxOrder + 1] = {};  // (gcc cannot see that GreensRow fills it)
-  const double norm = GreensRow(u, order, g);
+  // (gcc cannot see that GreensRow fills them)
+  double g[kMaxOrder + 1] = {}, q[kMaxOrder + 2] = {};
+  const double norm = GreensRow(u, order, g, q);
   const std::vector<size_t> whole = {p.b.size()};
   const std::vector<size_t> pieces = {1, 3, 7, 64, 13, 255, 257, 1000, 31};
   const std::string law = "order " + std::to_string(order);
@@ -139,12 +141,12 @@ void CheckOrder(const Points& p, int order) {
       std::printf("[SKIP] %s: this CPU lacks it\n", name.c_str());
       continue;
     }
-    const Outputs out = Run(isa, p, g, order, norm, whole);
-    const Outputs split = Run(isa, p, g, order, norm, pieces);
+    const Outputs out = Run(isa, p, g, q, order, norm, whole);
+    const Outputs split = Run(isa, p, g, q, order, norm, pieces);
     Report(SameBits(out.flux, split.flux) && SameBits(out.d_db, split.d_db) &&
                SameBits(out.d_dr, split.d_dr) && SameBits(out.d_du, split.d_du),
            name + " split into pieces vs whole (bitwise)", "");
-    const Outputs value_only = Run(isa, p, g, order, norm, pieces, false);
+    const Outputs value_only = Run(isa, p, g, q, order, norm, pieces, false);
     Report(SameBits(value_only.flux, out.flux),
            name + " the value alone equals the value with derivatives (bitwise)", "");
     if (first_name.empty()) {

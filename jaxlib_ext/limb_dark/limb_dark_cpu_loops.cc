@@ -34,12 +34,12 @@ void StorePoint(const Flux& f, const double* ds, int order, double norm, size_t 
 
 // Any order: one point at a time.
 template <typename T>
-void GeneralLoop(const double* g, int order, double norm, const T* b,
+void GeneralLoop(const double* g, const double* q, int order, double norm, const T* b,
                  const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   double ds[kMaxOrder + 1];
   for (size_t i = 0; i < n; ++i) {
     const Flux f = LightCurvePoint(static_cast<double>(b[i]),
-                                   static_cast<double>(r[i]), g,
+                                   static_cast<double>(r[i]), g, q,
                                    order, norm, ds);
     StorePoint(f, ds, order, norm, i, flux, d_db, d_dr, d_du);
   }
@@ -55,7 +55,8 @@ void GeneralLoop(const double* g, int order, double norm, const T* b,
 // compiler drops the derivatives' arithmetic); kU false: no gradient in u
 // (d_du null).
 template <bool kDerivatives, bool kU, typename T>
-void LowOrderBlocks(const double* g, const double* g3, int order, double norm, const T* b,
+void LowOrderBlocks(const double* g, const double* g3, const double* q, int order,
+                    double norm, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   constexpr size_t kBlock = 256;
   bool ok[kBlock];
@@ -103,7 +104,7 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
     for (size_t i = 0; i < m; ++i) {
       if (ok[i]) continue;
       const Flux point = LightCurvePoint(static_cast<double>(bb[i]),
-                                         static_cast<double>(rr[i]), g, order, norm, ds);
+                                         static_cast<double>(rr[i]), g, q, order, norm, ds);
       StorePoint(point, ds, order, norm, start + i, flux, kDerivatives ? d_db : nullptr,
                  kDerivatives ? d_dr : nullptr, kU ? d_du : nullptr);
     }
@@ -111,7 +112,7 @@ void LowOrderBlocks(const double* g, const double* g3, int order, double norm, c
 }
 
 template <typename T>
-void LowOrderLoop(const double* g, int order, double norm, const T* b,
+void LowOrderLoop(const double* g, const double* q, int order, double norm, const T* b,
                   const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   const double g3[3] = {g[0], order >= 1 ? g[1] : 0.0, order >= 2 ? g[2] : 0.0};
   // A law with NaN or inf in it makes every point NaN, out of transit too:
@@ -119,25 +120,25 @@ void LowOrderLoop(const double* g, int order, double norm, const T* b,
   // does not.
   if (!(std::isfinite(norm) && std::isfinite(g3[0]) && std::isfinite(g3[1]) &&
         std::isfinite(g3[2]))) {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, d_du, n);
+    GeneralLoop(g, q, order, norm, b, r, flux, d_db, d_dr, d_du, n);
     return;
   }
   if (d_du) {  // the handler asks for d_du only with the other derivatives
-    LowOrderBlocks<true, true>(g, g3, order, norm, b, r, flux, d_db, d_dr, d_du, n);
+    LowOrderBlocks<true, true>(g, g3, q, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   } else if (d_db) {
-    LowOrderBlocks<true, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, d_du, n);
+    LowOrderBlocks<true, false>(g, g3, q, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   } else {
-    LowOrderBlocks<false, false>(g, g3, order, norm, b, r, flux, d_db, d_dr, d_du, n);
+    LowOrderBlocks<false, false>(g, g3, q, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   }
 }
 
 template <typename T>
-void LightCurveLoop(const double* g, int order, double norm, const T* b,
+void LightCurveLoop(const double* g, const double* q, int order, double norm, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   if (order <= 2) {
-    LowOrderLoop(g, order, norm, b, r, flux, d_db, d_dr, d_du, n);
+    LowOrderLoop(g, q, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   } else {
-    GeneralLoop(g, order, norm, b, r, flux, d_db, d_dr, d_du, n);
+    GeneralLoop(g, q, order, norm, b, r, flux, d_db, d_dr, d_du, n);
   }
 }
 

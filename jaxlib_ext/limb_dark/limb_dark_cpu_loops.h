@@ -10,15 +10,15 @@
 namespace jaxext {
 namespace limb_dark {
 
-// For i in [0, n), with g[0..order] the Green's-basis coefficients and
-// `norm` = pi g_0 + 2 pi g_1 / 3:
+// For i in [0, n), with g[0..order] the Green's-basis coefficients, q[0..order
+// + 1] the edge polynomial and `norm` = pi g_0 + 2 pi g_1 / 3 (GreensRow):
 //   flux[i] = F(b[i], r[i]) - 1, d_db[i] and d_dr[i] its derivatives (unless
 //   both are null: the value alone, computed without them), and, unless
 //   d_du is null, d_du[j][i] = dF/du_{j+1} at (b[i], r[i]) for j < order
 //   (one array per coefficient; asked for only with d_db and d_dr).
 // |b| is used; r < 0 or NaN/inf in b or r give NaN in every output.
 template <typename T>
-using LightCurveLoop = void (*)(const double* g, int order, double norm,
+using LightCurveLoop = void (*)(const double* g, const double* q, int order, double norm,
                                 const T* b, const T* r, T* flux, T* d_db,
                                 T* d_dr, T* const* d_du, size_t n);
 

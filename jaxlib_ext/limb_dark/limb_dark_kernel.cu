@@ -18,10 +18,10 @@ template <typename T>
 __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
        i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    double g[kMaxOrder + 1], ds[kMaxOrder + 1];
-    const double norm = GreensRow(p.u + (i / p.group_size) * p.order, p.order, g);
+    double g[kMaxOrder + 1], q[kMaxOrder + 2], ds[kMaxOrder + 1];
+    const double norm = GreensRow(p.u + (i / p.group_size) * p.order, p.order, g, q);
     const Flux f = LightCurvePoint(static_cast<double>(p.b[i]),
-                                   static_cast<double>(p.r[i]), g, p.order, norm, ds);
+                                   static_cast<double>(p.r[i]), g, q, p.order, norm, ds);
     p.flux[i] = static_cast<T>(f.value);
     if (p.d_db) {  // null: the value alone
       p.d_db[i] = static_cast<T>(f.d_db);
