@@ -496,12 +496,28 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfNodes(const double* v) {
 // edge polynomial of the law (EdgePolynomial): one value per node, of the
 // size of the intensity, whatever the law. The Green's basis instead sums
 // s_n g_n with g_n up to ~30 times the normalisation for steep laws, each
-// s_n a few ulps of 1 off. H(1) = P(1) = norm / (2 pi).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeHorner(const double* q, int degree, double z) {
-  const double w = 1 - z;
-  double p = q[degree];
-  for (int m = degree - 1; m >= 0; --m) p = p * w + q[m];
-  return p / (1 + z);
+// s_n a few ulps of 1 off. H(1) = P(1) = norm / (2 pi) (EdgeAtLimb).
+//
+// EdgeHornerNodes: h[j] = F(z[j]) = P(1 - z[j]) / (1 + z[j]) for j < N,
+// each step of Horner's scheme over all nodes at once (loops a CPU compiler
+// vectorises, one node per lane).
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void EdgeHornerNodes(const double* q, int degree,
+                                                    const double* z, double* h) {
+  double w[N];
+  for (int j = 0; j < N; ++j) {
+    w[j] = 1 - z[j];
+    h[j] = q[degree];
+  }
+  for (int m = degree - 1; m >= 0; --m) {
+    for (int j = 0; j < N; ++j) h[j] = h[j] * w[j] + q[m];
+  }
+  for (int j = 0; j < N; ++j) h[j] /= 1 + z[j];
+}
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeAtLimb(const double* q, int degree) {
+  double p1 = 0;
+  for (int m = degree; m >= 0; --m) p1 += q[m];
+  return p1;
 }
 
 // For an occultor inside the disk (b + r <= 1) with x = 2 b r / a <= 1/2
@@ -526,8 +542,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeHorner(const double* q, int degree, do
 // polynomial of degree n / 2 + 1 < 32). The integrands are even in psi: 17
 // nodes in [0, pi], the end ones at half weight.
 // Unless q is null, also *blocked = the flux a law blocks (unnormalised),
-// by the same rule: the integral of EdgeHorner(q, degree, z) (r^2 - b r cos
-// psi) (EdgeHorner, below).
+// by the same rule: the integral of F(z) (r^2 - b r cos psi) (F =
+// EdgeHornerNodes, above).
 JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
                                    double* s, double* deficit1,
                                    const double* q, int degree, double* blocked) {
@@ -548,7 +564,12 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
     const double edge = weight * (r2 - br * kNodeCos[j]);
     linear[j] = (z[j] + 1 / (1 + z[j])) * edge;
     term[j] = z[j] * z[j] * z[j] * edge;  // z^n (r^2 - b r cos psi), n = 3
-    if (q) law[j] = EdgeHorner(q, degree, z[j]) * edge;
+    law[j] = edge;
+  }
+  if (q) {
+    double h[kNodes];
+    EdgeHornerNodes<kNodes>(q, degree, z, h);
+    for (int j = 0; j < kNodes; ++j) law[j] *= h[j];
   }
   // The rule's step is 2 pi / 32; each node but the ends stands for two.
   constexpr double kTwiceStep = 2 * (2 * kPi / 32);
@@ -561,6 +582,42 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
 }
 
 
+// InsideEdgeFlux serves x = 2 b r / (1 - b^2 - r^2) up to this (where
+// InsideEdgeIntegrals does not): its rule is within ~1e-16 of the integral
+// up to x = 0.9 (against mpmath), 4e-12 at 0.99.
+constexpr double kWideEdgeRuleMaxX = 0.85;
+
+// The flux a law blocks (unnormalised) for an occultor inside the disk with
+// 1/2 < x <= 0.85 (kWideEdgeRuleMaxX), as InsideEdgeIntegrals' *blocked
+// with 64 nodes instead of 32: its integrand's branch points (z = 0, at
+// distance acosh(1 / x) from the real axis) near the real axis as x grows.
+JAXEXT_HD double InsideEdgeFlux(double b, double r, double a, const double* q, int degree) {
+  constexpr int kNodes = 33;
+  // cos(pi j / 32), j = 0..32.
+  const double kNodeCos[kNodes] = {
+      1.00000000000000000000, 0.995184726672196886245, 0.980785280403230449126,
+      0.956940335732208864936, 0.923879532511286756128, 0.881921264348355029713,
+      0.831469612302545237079, 0.773010453362736960811, 0.707106781186547524401,
+      0.634393284163645498215, 0.555570233019602224743, 0.471396736825997648556,
+      0.382683432365089771728, 0.290284677254462367636, 0.195090322016128267848,
+      0.0980171403295606019942, 8.47842766036889964396e-32, -0.0980171403295606019942,
+      -0.195090322016128267848, -0.290284677254462367636, -0.382683432365089771728,
+      -0.471396736825997648556, -0.555570233019602224743, -0.634393284163645498215,
+      -0.707106781186547524401, -0.773010453362736960811, -0.831469612302545237079,
+      -0.881921264348355029713, -0.923879532511286756128, -0.956940335732208864936,
+      -0.980785280403230449126, -0.995184726672196886245, -1.00000000000000000000,
+  };
+  const double r2 = r * r, br = b * r;
+  double z[kNodes], v[kNodes];
+  for (int j = 0; j < kNodes; ++j) z[j] = Sqrt(a + 2 * br * kNodeCos[j]);
+  EdgeHornerNodes<kNodes>(q, degree, z, v);
+  for (int j = 0; j < kNodes; ++j) {
+    const double weight = (j == 0 || j == kNodes - 1) ? 0.5 : 1.0;
+    v[j] *= weight * (r2 - br * kNodeCos[j]);
+  }
+  return 2 * (2 * kPi / 64) * SumOfNodes<kNodes>(v);
+}
+
 // CrossingEdgeFlux serves crossing occultors with k^2 below this: the
 // integrand's singularities (sin(theta) = 1 / k, at distance acosh(1 / k)
 // from theta = pi / 2) slow its rule's convergence as k^2 grows; at 0.95 the
@@ -571,9 +628,9 @@ constexpr double kCrossingRuleMaxK2 = 0.95;
 // For an occultor crossing the limb with k^2 < 0.95 (kCrossingRuleMaxK2),
 // laws of three or more coefficients: the flux the law blocks, over the
 // lens (occultor and disk overlapping), unnormalised: the limb's share
-// H(1) 2 kappa1 (H(1) = P(1), EdgeHorner; over the same norm as the arc's,
+// H(1) 2 kappa1 (H(1) = P(1), EdgeAtLimb; over the same norm as the arc's,
 // which for laws of many coefficients differs from 2 pi P(1) by the Green's
-// coefficients' rounding) plus the integral of EdgeHorner(q, degree, z) (r^2
+// coefficients' rounding) plus the integral of F(z) (EdgeHornerNodes) (r^2
 // - b r cos psi) over the occultor's arc inside the disk, psi in [-kappa0,
 // kappa0]. With sin(psi / 2) = k sin(theta) the square root that z has at
 // the arc's ends goes away: z = c cos(theta), c^2 = 1 - (b - r)^2, r^2 - b r
@@ -629,15 +686,14 @@ JAXEXT_HD double CrossingEdgeFlux(const Geometry& g, const double* q, int degree
   const double b = g.b, r = g.r;
   const double c2 = g.one_minus_bmr2, c = Sqrt(c2), k2 = g.k2;
   const double r_rmb = r * (r - b);
-  double v[kNodes];
+  double z[kNodes], v[kNodes];
+  for (int j = 0; j < kNodes; ++j) z[j] = c * kCos[j];
+  EdgeHornerNodes<kNodes>(q, degree, z, v);
   for (int j = 0; j < kNodes; ++j) {
-    v[j] = kWeight[j] * EdgeHorner(q, degree, c * kCos[j]) *
-           (r_rmb + 0.5 * c2 * kSin2[j]) * kCos[j] / Sqrt(1 - k2 * kSin2[j]);
+    v[j] *= kWeight[j] * (r_rmb + 0.5 * c2 * kSin2[j]) * kCos[j] / Sqrt(1 - k2 * kSin2[j]);
   }
-  double p1 = 0;  // P(1)
-  for (int m = degree; m >= 0; --m) p1 += q[m];
   // Both halves of the arc, times 2 k from dpsi.
-  return 2 * g.kappa1 * p1 + 4 * Sqrt(k2) * SumOfNodes<kNodes>(v);
+  return 2 * g.kappa1 * EdgeAtLimb(q, degree) + 4 * Sqrt(k2) * SumOfNodes<kNodes>(v);
 }
 
 // P(w2) and the divided difference (P(w1) - P(w2)) / (w1 - w2) of the edge
@@ -663,11 +719,11 @@ constexpr double kContactMinK = 1e-10;
 
 // For laws of three or more coefficients where the other edge rules do not
 // serve: the occultor crossing the limb with k^2 >= 0.95
-// (kCrossingRuleMaxK2) or inside the disk with 2 b r > (1 - b^2 - r^2) / 2
-// (kEdgeRuleMaxX), near where the two limbs touch inside (k^2 = 1, b + r =
-// 1). The flux the law blocks, unnormalised, as CrossingEdgeFlux's: the
+// (kCrossingRuleMaxK2) or inside the disk with 2 b r > 0.85 (1 - b^2 - r^2)
+// (kWideEdgeRuleMaxX), near where the two limbs touch inside (k^2 = 1, b +
+// r = 1). The flux the law blocks, unnormalised, as CrossingEdgeFlux's: the
 // limb's share (crossing) plus twice the integral of F(z) E(u) over u = pi -
-// psi in [u_lo, pi], F(z) = EdgeHorner, E = r^2 - b r cos psi = r (r + b) -
+// psi in [u_lo, pi], F(z) = EdgeHornerNodes', E = r^2 - b r cos psi = r (r + b) -
 // 2 b r sin^2(u / 2), u_lo = 0 inside and the arc's end crossing. On the
 // edge z^2 = Z^2 + X^2, X = 2 sqrt(b r) sin(u / 2), Z^2 = 1 - (b + r)^2
 // (negative where crossing), so z has branch points at sin(u / 2) = +-i k'
@@ -724,13 +780,12 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& g, const double* q, int degree)
   const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
   const double u_lo = crossing ? 2 * eps : 0.0;
   const double r_rpb = r * (r + b);
-  double v[kNodes];
+  double x[kNodes], v[kNodes];
   // F(X) E over [u_lo, pi].
   const double span = kPi - u_lo;
-  for (int j = 0; j < kNodes; ++j) {
-    const double s = Sin(0.5 * (u_lo + span * kNode[j]));
-    v[j] = kWeight[j] * EdgeHorner(q, degree, 2 * root_br * s) * (r_rpb - 2 * br * s * s);
-  }
+  for (int j = 0; j < kNodes; ++j) x[j] = 2 * root_br * Sin(0.5 * (u_lo + span * kNode[j]));
+  EdgeHornerNodes<kNodes>(q, degree, x, v);
+  for (int j = 0; j < kNodes; ++j) v[j] *= kWeight[j] * (r_rpb - 0.5 * x[j] * x[j]);
   double arc = span * SumOfNodes<kNodes>(v);
   // D E, t in [0, t_max] (u = pi at t_max).
   if (kp >= kContactMinK) {
@@ -761,13 +816,7 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& g, const double* q, int degree)
     }
     arc += t_max * SumOfNodes<kNodes>(v);
   }
-  double limb = 0;
-  if (crossing) {
-    double p1 = 0;  // P(1)
-    for (int m = degree; m >= 0; --m) p1 += q[m];
-    limb = 2 * g.kappa1 * p1;
-  }
-  return limb + 2 * arc;
+  return (crossing ? 2 * g.kappa1 * EdgeAtLimb(q, degree) : 0.0) + 2 * arc;
 }
 
 // kappa - sin(kappa) cos(kappa), the area a chord at half-angle kappa
@@ -957,7 +1006,8 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   if (edge_rule) {
     InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1], q, n_max + 1, blocked);
   } else if (q && g.inside) {
-    *blocked = ContactEdgeFlux(g, q, n_max + 1);
+    *blocked = 2 * b * r <= kWideEdgeRuleMaxX * a ? InsideEdgeFlux(b, r, a, q, n_max + 1)
+                                                   : ContactEdgeFlux(g, q, n_max + 1);
   }
   if (g.inside) with_edge = q != nullptr;
   for (int n = 3; n <= n_max; ++n) {
@@ -1104,7 +1154,7 @@ JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g,
 
 // The edge polynomial of the law with coefficients u_1..u_N (u[0..N-1]):
 // q[0..N+1] with P(w) = sum_m q_m w^m = H(rho) / rho^2 (1 + z), w = 1 - z,
-// H the integral of I rho' drho' from 0 to rho (EdgeHorner). With a_0 = 1,
+// H the integral of I rho' drho' from 0 to rho (EdgeHornerNodes). With a_0 = 1,
 // a_n = -u_n (I = sum_n a_n w^n) and z dz = -(1 - w) dw, H = sum_n a_n
 // (w^(n+1) / (n + 1) - w^(n+2) / (n + 2)) and rho^2 = w (2 - w), so
 // q_m = (a_m - a_{m-1}) / (m + 1).
