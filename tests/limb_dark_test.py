@@ -7,11 +7,13 @@ Bounds (docs/accuracy_and_speed.md): float64 absolute error of F - 1
 and <= 5e-15 for every law of 1 and 3 to 6 coefficients with u_1 >= u_2 >=
 ... >= u_N >= 0 and sum u_n <= 1, for r from 1e-3 to 3 and b on and within
 1e-12, 1e-9, 1e-6 of every special point (0, r, |1 - r|, 1, 1 + r): many laws
-drawn (seeded) from each region, with its corners; <= 5e-15 also for laws of
-3 to 6 coefficients with large coefficients of alternating sign (any
-non-negative intensity non-increasing toward the limb) on planets up to r =
-0.2, and for six coefficients u_n >= 0 with sum u_n <= 1 in any order (the
-unit laws among them) on planets from r = 0.3 to 3; float32 <= 2e-6; with
+drawn (seeded) from each region, with its corners; <= 5e-15 also for every
+law of 3 to 6 coefficients whose intensity is non-negative and
+non-increasing toward the limb (drawn from [-k, k]^N, k = 1, 2, 4: large
+coefficients of alternating sign) on those points, on random ones with r up
+to 3 and next to where the limbs touch inside, and for six coefficients u_n
+>= 0 with sum u_n <= 1 in any order (the unit laws among them) on planets
+from r = 0.3 to 3; float32 <= 2e-6; with
 32 coefficients, F - 1 <= 1e-8 and dF/du within 1e-5 relative. dF/du
 within 1e-10 relative (plus 1e-18) where the planet blocks little.
 """
@@ -70,10 +72,7 @@ def _polynomial_laws(order):
   u_j = sum_{k >= j} w_k / k maps {w >= 0, sum w <= 1} linearly onto the
   region, so uniform w (a flat Dirichlet's first N components) gives uniform
   u. A narrower region than every law with a non-negative, non-increasing
-  intensity: there some laws (large coefficients of alternating sign, or all
-  weight on (1 - mu)^6) have Green's-basis coefficients whose absolute sum
-  is up to ~30 times the flux normalisation, and rounding the solution
-  vector alone gives them errors past 5e-15 (docs/accuracy_and_speed.md).
+  intensity (_physical_laws).
   """
   w = np.random.default_rng(21 + order).dirichlet(np.ones(order + 1), N_POLYNOMIAL_LAWS)[:, :order]
   drawn = np.cumsum((w / np.arange(1, order + 1))[:, ::-1], axis=1)[:, ::-1]
@@ -98,8 +97,9 @@ def _physical_laws(order, count, seed, box=4.0):
   box]^order (seeded), kept where the intensity, sampled at 401 values of mu,
   is non-negative and non-increasing toward the limb. From [-4, 4]: large
   coefficients of alternating sign, whose Green's-basis coefficients sum in
-  absolute value to up to ~35 times the flux normalisation. Shape (count,
-  order)."""
+  absolute value to up to ~35 times the flux normalisation (for three or
+  more coefficients the kernel takes F from the law's intensity on the
+  occultor's edge, not from the Green's basis). Shape (count, order)."""
   rng = np.random.default_rng(seed)
   mu = np.linspace(0.0, 1.0, 401)
   powers = (1 - mu)[:, None] ** np.arange(1, order + 1)
@@ -206,28 +206,39 @@ class AccuracyTest(parameterized.TestCase):
     self._check_laws(_quadratic_laws(), points, 1e-15, series_terms)
 
   @parameterized.named_parameters(("order3", 3), ("order4", 4), ("order5", 5), ("order6", 6))
-  def test_steep_laws_small_planets(self, order):
-    # Laws outside the polynomial region above, on planets up to 0.2 of the
-    # star: the special points of the radii up to 0.1 and random points in
-    # and around the transit. There F - 1 is of order r^2 while the
-    # closed forms of s_1 and s_n (n >= 3) are differences of terms of
-    # order 1, which these laws' large Green's coefficients multiply (1e-14
-    # seen); the kernel takes those from integrals over the occultor's edge
-    # (limb_dark.h, InsideEdgeIntegrals) where it is inside the disk.
-    rng = np.random.default_rng(40 + order)
-    random_points = list(zip(rng.uniform(0, 1.25, 40), np.exp(rng.uniform(np.log(0.005), np.log(0.2), 40))))
-    points = [(b, r) for b, r in _special_points() if r <= 0.1] + random_points
-    self._check_laws(_physical_laws(order, 12, 30 + order), points, 5e-15)
+  def test_steep_laws(self, order):
+    # Every law whose intensity is non-negative and non-increasing toward the
+    # limb, drawn from [-k, k]^N (k = 1, 2, 4; large coefficients of
+    # alternating sign for k = 4): their Green's coefficients reach ~35 times
+    # the normalisation, which multiplied the closed forms' rounding past
+    # 1e-14 (docs/accuracy_and_speed.md); the kernel takes F from the law's
+    # intensity on the occultor's edge (limb_dark.h: CrossingEdgeFlux,
+    # InsideEdgeIntegrals, InsideEdgeFlux, ContactEdgeFlux). On the special
+    # points of every radius, random points in and around the transit with
+    # r log-uniform in [0.005, 3], and points within 1e-12 to 0.1 of the
+    # inner contact b = 1 - r (where ContactEdgeFlux serves). The same points
+    # for every order (their reference terms are computed once).
+    rng = np.random.default_rng(40)
+    r = np.exp(rng.uniform(np.log(0.005), np.log(3.0), 40))
+    points = list(zip(rng.uniform(np.maximum(0, r - 1), 1 + r), r))
+    r = np.exp(rng.uniform(np.log(0.01), np.log(0.9), 20))
+    offset = rng.choice([-1, 1], 20) * 10 ** rng.uniform(-12, -1, 20) * r
+    points += list(zip(np.abs(1 - r + offset), r))
+    points += _special_points()
+    laws = np.vstack([_physical_laws(order, 8, 30 + order),
+                      _physical_laws(order, 4, 60 + order, box=2.0),
+                      _physical_laws(order, 4, 70 + order, box=1.0)])
+    self._check_laws(laws, points, 5e-15)
 
   def test_non_negative_laws_large_planets(self):
     # Six coefficients u_n >= 0 with sum u_n <= 1 in any order (the
     # intensity is then non-negative and non-increasing toward the limb),
     # the unit laws u_n = 1 among them: all weight on (1 - mu)^6 has Green's
     # coefficients ~16 times the normalisation, which multiply the rounding
-    # of s_0 - pi and s_1 - 2 pi / 3 where the planet is large. Random
-    # points across the limb and inside the disk for r from 0.3 to 3, and
-    # the two worst of 1762 random points for the paper's Lambda (7.0e-15
-    # and 5.8e-15 with it; limb_dark.h, CrossingLinearDeficit).
+    # of s_0 - pi and s_1 - 2 pi / 3 where the planet is large (the kernel
+    # no longer sums that basis for F there). Random points across the limb
+    # and inside the disk for r from 0.3 to 3, and the two worst of 1762
+    # random points for the paper's Lambda (7.0e-15 and 5.8e-15 with it).
     rng = np.random.default_rng(50)
     laws = np.vstack([np.eye(6), rng.dirichlet(np.ones(7), 30)[:, :6]])
     r = np.exp(rng.uniform(np.log(0.3), np.log(3.0), 60))
@@ -240,9 +251,9 @@ class AccuracyTest(parameterized.TestCase):
     # Six coefficients from [-1, 1]^6 whose intensity is non-negative and
     # non-increasing toward the limb, planets across the limb with k^2 from
     # 0.5 to 0.95 (where the paper's Lambda is up to ~3 ulps off in s_1 -
-    # 2 pi / 3 and CrossingLinearDeficit serves), r from 0.05 to 3; with
-    # them the point and the two laws below (rounded from the worst of 3000
-    # such laws there: 5.4e-15 and 5.6e-15 with Lambda, 2.9e-15 now).
+    # 2 pi / 3; CrossingEdgeFlux serves), r from 0.05 to 3; with them the
+    # point and the two laws below (rounded from the worst of 3000 such laws
+    # there: 5.4e-15 and 5.6e-15 with the Green's basis and Lambda).
     laws = np.vstack([[0.17, 0.34, -0.78, -0.63, 0.96, 0.89],
                       [0.706, -0.248, -0.265, -0.984, 0.994, 0.734],
                       _physical_laws(6, 14, 51, box=1.0)])
