@@ -54,8 +54,8 @@ JAXEXT_HD double Fma(double x, double y, double z) { return LIMB_DARK_STD(fma)(x
 JAXEXT_HD double Acos(double x) { return LIMB_DARK_STD(acos)(x); }
 JAXEXT_HD double Asin(double x) { return LIMB_DARK_STD(asin)(x); }
 JAXEXT_HD double Sin(double x) { return LIMB_DARK_STD(sin)(x); }
-JAXEXT_HD double Sinh(double x) { return LIMB_DARK_STD(sinh)(x); }
-JAXEXT_HD double Cosh(double x) { return LIMB_DARK_STD(cosh)(x); }
+JAXEXT_HD double Cos(double x) { return LIMB_DARK_STD(cos)(x); }
+JAXEXT_HD double Expm1(double x) { return LIMB_DARK_STD(expm1)(x); }
 JAXEXT_HD double Asinh(double x) { return LIMB_DARK_STD(asinh)(x); }
 JAXEXT_HD double Acosh(double x) { return LIMB_DARK_STD(acosh)(x); }
 JAXEXT_HD bool IsFinite(double x) { return LIMB_DARK_STD(isfinite)(x); }
@@ -790,24 +790,34 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& g, const double* q, int degree)
   // D E, t in [0, t_max] (u = pi at t_max).
   if (kp >= kContactMinK) {
     const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
+    // Crossing: sin(eps), cos(eps), sin(2 eps), cos(2 eps), for the angle
+    // sums below.
+    const double s1 = Sin(eps), c1 = Cos(eps), s2 = 2 * s1 * c1, c2 = (c1 - s1) * (c1 + s1);
     for (int j = 0; j < kNodes; ++j) {
-      const double t = t_max * kNode[j];
-      double half, du, z2;  // u / 2, du / dt, z^2
+      // sinh and cosh of y = t / 2 (crossing) or t (inside) from one expm1,
+      // without cancellation: e^y = 1 + m, sinh y = (m + m / (1 + m)) / 2,
+      // cosh y = sinh y + 1 / (1 + m).
+      const double y = crossing ? 0.5 * t_max * kNode[j] : t_max * kNode[j];
+      const double m = Expm1(y), inv = 1 / (1 + m);
+      const double sh = 0.5 * (m + m * inv), ch = sh + inv;
+      double s, du, z2;  // sin(u / 2), du / dt, z^2
       if (crossing) {
-        half = eps * Cosh(t);
-        du = 2 * eps * Sinh(t);
-        // sin^2(u / 2) - sin^2(u_lo / 2) as a product: no cancellation
-        // next to the arc's end.
-        const double sh = Sinh(0.5 * t), ch = Cosh(0.5 * t);
-        z2 = 4 * br * Sin(2 * eps * sh * sh) * Sin(2 * eps * ch * ch);
+        // u / 2 = eps cosh t = a + eps, a = 2 eps sinh^2(t / 2); u / 2 -
+        // u_lo / 2 = a and u / 2 + u_lo / 2 = a + 2 eps, so that sin^2(u /
+        // 2) - sin^2(u_lo / 2) = sin(a) sin(a + 2 eps), a product without
+        // cancellation next to the arc's end; every angle sum below adds
+        // positive terms (a + 2 eps <= pi / 2 + eps < pi).
+        const double a = 2 * eps * sh * sh;
+        const double sa = Sin(a), ca = Cos(a);
+        s = sa * c1 + ca * s1;
+        du = 4 * eps * sh * ch;
+        z2 = 4 * br * sa * (sa * c2 + ca * s2);
       } else {
-        half = eps * Sinh(t);
-        du = 2 * eps * Cosh(t);
-        const double sh = Sin(half);
-        z2 = z2_min + 4 * br * sh * sh;
+        s = Sin(eps * sh);
+        du = 2 * eps * ch;
+        z2 = z2_min + 4 * br * s * s;
       }
       const double z = Sqrt(Max(z2, 0.0));
-      const double s = Sin(half);
       const double x = 2 * root_br * s;
       double p_x, dd;
       EdgeDividedDifference(q, degree, 1 - z, 1 - x, &p_x, &dd);
