@@ -19,7 +19,8 @@ Families (seeded): the quadratic region (u1 >= 0, u1 + u2 <= 1, u1 + 2 u2 >=
 0: its corners and uniform draws); for N = 3 to 6 coefficients, u_n >= 0
 with sum u_n <= 1 (uniform on that simplex, and the unit laws), and the
 laws drawn from [-k, k]^N whose intensity is non-negative and non-increasing
-toward the limb (k = 1, 2, 4: large coefficients of alternating sign).
+toward the limb (k = 1, 2, 4: large coefficients of alternating sign). The
+regions and the special points are the tests' (tests/limb_dark_laws.py).
 
   bazel run //benchmarks:accuracy_sweep -- [--quick] [--points N] [--cache FILE]
 """
@@ -39,13 +40,9 @@ N_MAX = 6
 
 def special_points():
   """(b, r) on and next to every special point, b >= 0."""
-  points = set()
-  for r in SPECIAL_RADII:
-    for centre in (0.0, r, abs(1 - r), 1.0, 1 + r):
-      for offset in OFFSETS:
-        if centre + offset >= 0:
-          points.add((centre + offset, r))
-  return sorted(points)
+  from tests import limb_dark_laws
+
+  return limb_dark_laws.special_points(SPECIAL_RADII, OFFSETS)
 
 
 def random_points(np, count):
@@ -84,31 +81,17 @@ def reference_terms(points, cache_path):
   return [cache[p] for p in points]
 
 
-def _physical(np, u):
-  """The intensity 1 - sum u_n (1 - mu)^n is non-negative and non-increasing
-  toward the limb (checked on a grid of mu)."""
-  mu = np.linspace(0.0, 1.0, 2001)
-  intensity = 1 - ((1 - mu)[:, None] ** np.arange(1, len(u) + 1)) @ np.asarray(u)
-  return intensity.min() >= 0 and np.diff(intensity).min() >= -1e-12
-
-
 def law_families(np, count):
+  from tests import limb_dark_laws
+
   rng = np.random.default_rng(SEED + 1)
-  families = {}
-  corners = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, -1.0]])
-  families["quadratic region"] = np.vstack(
-      [corners, (corners + np.roll(corners, 1, axis=0)) / 2,
-       rng.dirichlet(np.ones(3), count) @ corners])
+  families = {"quadratic region": limb_dark_laws.quadratic_laws(rng, count)}
   for n in range(3, N_MAX + 1):
     families[f"{n} coefficients, u_n >= 0, sum <= 1"] = np.vstack(
         [np.eye(n), rng.dirichlet(np.ones(n + 1), count)[:, :n]])
     for box in (1, 2, 4):
-      laws = []
-      while len(laws) < count:
-        u = rng.uniform(-box, box, n)
-        if _physical(np, u):
-          laws.append(u)
-      families[f"{n} coefficients from [-{box}, {box}]^{n}, physical"] = np.array(laws)
+      families[f"{n} coefficients from [-{box}, {box}]^{n}, physical"] = (
+          limb_dark_laws.physical_laws(n, count, rng, box))
   return families
 
 

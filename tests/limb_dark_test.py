@@ -31,6 +31,7 @@ import numpy as np
 
 from tests import x64_mode  # sets jax_enable_x64 before JAX is used
 from kepler import limb_dark
+from tests import limb_dark_laws
 from tests import limb_dark_reference as ref
 
 FLOAT = np.dtype(x64_mode.FLOAT).type  # float32 when jax_enable_x64 is off
@@ -58,10 +59,8 @@ def _quadratic_laws():
   and non-increasing toward the limb): the triangle (0, 0), (0, 1), (2, -1).
   Its corners and edge midpoints, QUADRATIC, and N_QUADRATIC_LAWS drawn
   uniformly (seeded), shape (laws, 2)."""
-  corners = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, -1.0]])
-  midpoints = (corners + np.roll(corners, 1, axis=0)) / 2
-  weights = np.random.default_rng(20).dirichlet(np.ones(3), N_QUADRATIC_LAWS)
-  return np.vstack([corners, midpoints, [QUADRATIC], weights @ corners])
+  return limb_dark_laws.quadratic_laws(np.random.default_rng(20), N_QUADRATIC_LAWS,
+                                       extra=[QUADRATIC])
 
 
 def _polynomial_laws(order):
@@ -93,23 +92,10 @@ def _reference_terms(points, n_max=6):
 
 
 def _physical_laws(order, count, seed, box=4.0):
-  """`count` laws of `order` coefficients drawn uniformly from [-box,
-  box]^order (seeded), kept where the intensity, sampled at 401 values of mu,
-  is non-negative and non-increasing toward the limb. From [-4, 4]: large
-  coefficients of alternating sign, whose Green's-basis coefficients sum in
-  absolute value to up to ~35 times the flux normalisation (for three or
-  more coefficients the kernel takes F from the law's intensity on the
-  occultor's edge, not from the Green's basis). Shape (count, order)."""
-  rng = np.random.default_rng(seed)
-  mu = np.linspace(0.0, 1.0, 401)
-  powers = (1 - mu)[:, None] ** np.arange(1, order + 1)
-  laws = []
-  while len(laws) < count:
-    u = rng.uniform(-box, box, order)
-    intensity = 1 - powers @ u
-    if intensity.min() >= 0 and np.diff(intensity).min() >= 0:
-      laws.append(u)
-  return np.array(laws)
+  """limb_dark_laws.physical_laws drawn with a generator seeded by `seed`
+  (for three or more coefficients the kernel takes F from the law's
+  intensity on the occultor's edge, not from the Green's basis)."""
+  return limb_dark_laws.physical_laws(order, count, np.random.default_rng(seed), box)
 
 
 def _gradient_in_u(law, points, n_max=6):
@@ -127,14 +113,7 @@ def _gradient_in_u(law, points, n_max=6):
 
 def _special_points():
   """(b, r) on and near every special point, b >= 0."""
-  points = set()
-  for r in RADII + DRAWN_RADII:
-    for centre in (0.0, r, abs(1 - r), 1.0, 1 + r):
-      for offset in OFFSETS:
-        b = centre + offset
-        if b >= 0:
-          points.add((b, r))
-  return sorted(points)
+  return limb_dark_laws.special_points(RADII + DRAWN_RADII, OFFSETS)
 
 
 def _reference(u, points):
