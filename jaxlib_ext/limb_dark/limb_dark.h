@@ -581,7 +581,6 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
   *deficit1 = -kTwiceStep * SumOfNodes<kNodes>(linear) / 3;
 }
 
-
 // InsideEdgeFlux serves x = 2 b r / (1 - b^2 - r^2) up to this (where
 // InsideEdgeIntegrals does not): its rule is within ~1e-16 of the integral
 // up to x = 0.9 (against mpmath), 4e-12 at 0.99.
@@ -590,22 +589,22 @@ constexpr double kWideEdgeRuleMaxX = 0.85;
 // The flux a law blocks (unnormalised) for an occultor inside the disk with
 // 1/2 < x <= 0.85 (kWideEdgeRuleMaxX), as InsideEdgeIntegrals' *blocked
 // with 64 nodes instead of 32: its integrand's branch points (z = 0, at
-// distance acosh(1 / x) from the real axis) near the real axis as x grows.
+// distance acosh(1 / x) from the real axis) come nearer as x grows.
 JAXEXT_HD double InsideEdgeFlux(double b, double r, double a, const double* q, int degree) {
   constexpr int kNodes = 33;
   // cos(pi j / 32), j = 0..32.
   const double kNodeCos[kNodes] = {
-      1.00000000000000000000, 0.995184726672196886245, 0.980785280403230449126,
+      1.0, 0.995184726672196886245, 0.980785280403230449126,
       0.956940335732208864936, 0.923879532511286756128, 0.881921264348355029713,
       0.831469612302545237079, 0.773010453362736960811, 0.707106781186547524401,
       0.634393284163645498215, 0.555570233019602224743, 0.471396736825997648556,
       0.382683432365089771728, 0.290284677254462367636, 0.195090322016128267848,
-      0.0980171403295606019942, 8.47842766036889964396e-32, -0.0980171403295606019942,
+      0.0980171403295606019942, 0.0, -0.0980171403295606019942,
       -0.195090322016128267848, -0.290284677254462367636, -0.382683432365089771728,
       -0.471396736825997648556, -0.555570233019602224743, -0.634393284163645498215,
       -0.707106781186547524401, -0.773010453362736960811, -0.831469612302545237079,
       -0.881921264348355029713, -0.923879532511286756128, -0.956940335732208864936,
-      -0.980785280403230449126, -0.995184726672196886245, -1.00000000000000000000,
+      -0.980785280403230449126, -0.995184726672196886245, -1.0,
   };
   const double r2 = r * r, br = b * r;
   double z[kNodes], v[kNodes];
@@ -723,8 +722,9 @@ constexpr double kContactMinK = 1e-10;
 // (kWideEdgeRuleMaxX), near where the two limbs touch inside (k^2 = 1, b +
 // r = 1). The flux the law blocks, unnormalised, as CrossingEdgeFlux's: the
 // limb's share (crossing) plus twice the integral of F(z) E(u) over u = pi -
-// psi in [u_lo, pi], F(z) = EdgeHornerNodes', E = r^2 - b r cos psi = r (r + b) -
-// 2 b r sin^2(u / 2), u_lo = 0 inside and the arc's end crossing. On the
+// psi in [u_lo, pi], F(z) = P(1 - z) / (1 + z) (EdgeHornerNodes), E = r^2 -
+// b r cos psi = r (r + b) - 2 b r sin^2(u / 2), u_lo = 0 inside and the
+// arc's end crossing. On the
 // edge z^2 = Z^2 + X^2, X = 2 sqrt(b r) sin(u / 2), Z^2 = 1 - (b + r)^2
 // (negative where crossing), so z has branch points at sin(u / 2) = +-i k'
 // (inside; crossing, the arc's end sin(u_lo / 2) = k'), k'^2 = |Z^2| / (4 b
@@ -901,8 +901,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& g,
 // Unless q is null (q[0..n_max + 1]: the law's EdgePolynomial), for laws of
 // three or more coefficients and an occultor that overlaps the disk without
 // hiding it, also *blocked = the flux the law blocks by the edge rules
-// (CrossingEdgeFlux, InsideEdgeIntegrals, ContactEdgeFlux; unnormalised: F -
-// 1 = -blocked / norm), returning true; false elsewhere.
+// (CrossingEdgeFlux, InsideEdgeIntegrals, InsideEdgeFlux, ContactEdgeFlux;
+// unnormalised: F - 1 = -blocked / norm), returning true; false elsewhere.
 JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
                               double* ds_db, double* ds_dr, double* deficit,
                               const double* q = nullptr, double* blocked = nullptr) {
