@@ -194,7 +194,7 @@ class AccuracyTest(parameterized.TestCase):
     # intensity on the occultor's edge (limb_dark.h: CrossingEdgeFlux,
     # InsideEdgeIntegrals, InsideEdgeFlux, ContactEdgeFlux). On the special
     # points of every radius, random points in and around the transit with
-    # r log-uniform in [0.005, 3], and points within 1e-12 to 0.1 of the
+    # r log-uniform in [0.005, 3], and points within 1e-12 r to 0.1 r of the
     # inner contact b = 1 - r (where ContactEdgeFlux serves). The same points
     # for every order (their reference terms are computed once).
     rng = np.random.default_rng(40)
