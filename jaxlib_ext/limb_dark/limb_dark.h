@@ -14,7 +14,11 @@
 // the flux normalised to 1 out of transit is
 //   F = (s . g) / (pi g_0 + 2 pi g_1 / 3).
 // SolutionVector also returns ds_n/db and ds_n/dr (sec. 5-7), so that the
-// flux's derivatives come with it.
+// flux's derivatives come with it. For laws of three or more coefficients
+// the value is instead the law's own intensity integrated over the
+// occultor's edge (the edge rules, from EdgeHornerNodes on): the Green's
+// coefficients of such laws can be tens of times the normalisation, and
+// would multiply the rounding of s_n.
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_H_
 
