@@ -4,20 +4,32 @@ Labels are wrapped in Label() so that the macros also work when this
 repository is pulled into another workspace as @kepler_jax.
 """
 
-load("//tests:gpu_tests.bzl", "GPU_TESTS")
+load("@rules_cuda//cuda:defs.bzl", "cuda_library")
+load("//jaxlib_ext/cpu:cpu_isa.bzl", "per_isa_cc_library")
 
-# The ops: the one list. Each entry is
-#   op:      its folder, jaxlib_ext/<op>/ (C++ and CUDA), and its Python
-#            module, kepler/<op>.py;
-#   target:  the XLA FFI target name the Python module calls;
-#   handler: the prefix of its handler symbols, <handler>Cpu (the CPU module)
-#            and <handler>Cuda (the CUDA plugin).
+# The ops: the one list. Each entry is an op's name, which is
+#   its folder, jaxlib_ext/<op>/ (C++ and CUDA, targets by op_targets below),
+#   and its Python module, kepler/<op>.py;
+#   with PREFIX, its XLA FFI target name (ffi_target: kepler_jax_<op>; XLA's
+#   registry of targets is one per process, shared with every other library);
+#   in CamelCase, the prefix of its handler symbols (handler_prefix:
+#   <Op>Cpu in the CPU module, <Op>Cuda in the CUDA plugin).
 # Read by ffi_targets_header (jaxlib_ext/ffi_targets.h, which the modules
 # register from) and by the modules' deps (op_libraries).
 OPS = [
-    struct(op = "kepler_solve", target = "kepler_solve", handler = "KeplerSolve"),
-    struct(op = "limb_dark", target = "limb_dark_light_curve", handler = "LimbDark"),
+    "kepler_solve",
+    "limb_dark",
 ]
+
+PREFIX = "kepler_jax_"
+
+def ffi_target(op):
+    """The XLA FFI target name of `op`: kepler_jax_<op>."""
+    return PREFIX + op
+
+def handler_prefix(op):
+    """The prefix of `op`'s handler symbols: limb_dark -> LimbDark (LimbDarkCpu, LimbDarkCuda)."""
+    return "".join([word.capitalize() for word in op.split("_")])
 
 # Flags for every C++ source of the ops: one place to change them.
 COPTS = [
@@ -28,7 +40,7 @@ COPTS = [
 
 def op_libraries(platform):
     """Every op's handler library for `platform` ("cpu" or "cuda"): //jaxlib_ext/<op>:<platform>."""
-    return [str(Label("//jaxlib_ext/%s:%s" % (op.op, platform))) for op in OPS]
+    return [str(Label("//jaxlib_ext/%s:%s" % (op, platform))) for op in OPS]
 
 def ffi_targets_header(name, out):
     """Writes `out` (jaxlib_ext/ffi_targets.h) from OPS."""
@@ -46,16 +58,118 @@ def ffi_targets_header(name, out):
         "#define JAXEXT_FFI_TARGETS(X) \\",
     ]
     for op in OPS:
-        lines.append("  X(\"%s\", \"%s\", %s) \\" % (op.op, op.target, op.handler))
+        lines.append("  X(\"%s\", \"%s\", %s) \\" % (op, ffi_target(op), handler_prefix(op)))
     lines.append("")
     for op in OPS:
-        lines.append("XLA_FFI_DECLARE_HANDLER_SYMBOL(%sCpu);" % op.handler)
-        lines.append("XLA_FFI_DECLARE_HANDLER_SYMBOL(%sCuda);" % op.handler)
+        lines.append("XLA_FFI_DECLARE_HANDLER_SYMBOL(%sCpu);" % handler_prefix(op))
+        lines.append("XLA_FFI_DECLARE_HANDLER_SYMBOL(%sCuda);" % handler_prefix(op))
     lines += ["", "#endif  // JAXLIB_EXT_FFI_TARGETS_H_"]
     native.genrule(
         name = name,
         outs = [out],
         cmd = "cat > $@ <<'EOF'\n%s\nEOF" % "\n".join(lines),
+    )
+
+def op_targets(cpu_loops_copts = []):
+    """The targets of an op's folder jaxlib_ext/<op>/, from its files' names.
+
+    Call it once in jaxlib_ext/<op>/BUILD.bazel, after
+    package(default_visibility = ["//visibility:public"]); <op> is the
+    folder's name.
+      <op>                    the math, host and device (<op>.h);
+      <op>_ffi                the buffer checks both handlers share (<op>_ffi.h);
+      cpu_loops               the elementwise loop, compiled once per CPU
+                              variant (<op>_cpu_loops.cc/.h; copts COPTS +
+                              cpu_loops_copts);
+      cpu                     the CPU handler <Op>Cpu (<op>_cpu.cc), in the CPU module;
+      kernel                  the device code: Params, the kernel, Launch()
+                              (<op>_kernel.cu/.h);
+      cuda                    the CUDA handler <Op>Cuda (<op>_cuda.cc), in the
+                              CUDA plugin (exists with --config=cuda);
+      <op>_cpu_isa_test       every CPU variant agreeing (<op>_cpu_isa_test.cc);
+      <op>_cpu_handler_test   the CPU handler as XLA calls it, on valid,
+                              adversarial and malformed calls (a stand-in
+                              runtime builds the call frame; CI also runs it
+                              under --config=sanitize);
+      sources                 every file of the folder (tests/layout_test.py).
+    More tests of the op are cc_tests of its own BUILD file.
+    """
+    op = native.package_name().split("/")[-1]
+    native.filegroup(
+        name = "sources",
+        srcs = native.glob(["*"]),
+    )
+    ffi = Label("@xla_ffi_headers//:headers")
+    native.cc_library(
+        name = op,
+        hdrs = [op + ".h"],
+        deps = [Label("//jaxlib_ext:host_device")],
+    )
+    native.cc_library(
+        name = op + "_ffi",
+        hdrs = [op + "_ffi.h"],
+        deps = [":" + op, Label("//jaxlib_ext:ffi_helpers"), ffi],
+    )
+    per_isa_cc_library(
+        name = "cpu_loops",
+        srcs = [op + "_cpu_loops.cc"],
+        hdrs = [op + "_cpu_loops.h"],
+        copts = COPTS + cpu_loops_copts,
+        deps = [":" + op, Label("//jaxlib_ext/cpu:cpu_isa")],
+    )
+    native.cc_library(
+        name = "cpu",
+        srcs = [op + "_cpu.cc"],
+        copts = COPTS,
+        deps = [
+            ":cpu_loops",
+            ":" + op,
+            ":" + op + "_ffi",
+            Label("//jaxlib_ext:constants"),
+            Label("//jaxlib_ext:ffi_helpers"),
+            Label("//jaxlib_ext:ffi_targets"),
+            Label("//jaxlib_ext/cpu:cpu_isa"),
+            Label("//jaxlib_ext/cpu:parallel_for"),
+            ffi,
+        ],
+    )
+    cuda_library(
+        name = "kernel",
+        srcs = [op + "_kernel.cu"],
+        hdrs = [op + "_kernel.h"],
+        deps = [":" + op, Label("@local_cuda//:cuda_runtime")],
+    )
+    native.cc_library(
+        name = "cuda",
+        srcs = [op + "_cuda.cc"],
+        copts = COPTS,
+        target_compatible_with = cuda_only(),
+        deps = [
+            ":kernel",
+            ":" + op + "_ffi",
+            Label("//jaxlib_ext:ffi_helpers"),
+            Label("//jaxlib_ext:ffi_targets"),
+            Label("//jaxlib_ext/cuda:launch_status"),
+            Label("@local_cuda//:cuda_runtime"),
+            ffi,
+        ],
+    )
+    native.cc_test(
+        name = op + "_cpu_isa_test",
+        srcs = [op + "_cpu_isa_test.cc"],
+        copts = COPTS,
+        deps = [":cpu_loops", ":" + op, Label("//jaxlib_ext/cpu:cpu_isa")],
+    )
+    native.cc_test(
+        name = op + "_cpu_handler_test",
+        srcs = [op + "_cpu_handler_test.cc"],
+        copts = COPTS,
+        deps = [
+            ":cpu",
+            ":" + op,
+            Label("//jaxlib_ext:ffi_targets"),
+            Label("//jaxlib_ext/cpu:ffi_test_runtime"),
+        ],
     )
 
 def pybind_extension(name, srcs, deps = [], **kwargs):
@@ -92,34 +206,28 @@ def package_file(name, src, out, **kwargs):
         **kwargs
     )
 
-# The jax_enable_x64 modes a test runs in: target-name suffix and the value of
-# KEPLER_TEST_X64 (read by tests/x64_mode.py).
-X64_MODES = {
-    "": "1",
-    "_x64off": "0",
+# The target-name suffix of each jax_enable_x64 mode, by the value of
+# KEPLER_TEST_X64 (read by tests/x64_mode.py): "1" on, "0" off.
+X64_SUFFIXES = {
+    "1": "",
+    "0": "_x64off",
 }
 
-def py_op_test(name, srcs, deps = [], env = {}, x64_modes = X64_MODES, backends = None, **kwargs):
-    """One Python test file as every target it needs: NAME[_x64off]_cpu and _gpu.
+def py_op_test(name, srcs, deps = [], env = {}, x64 = ["1", "0"], backends = ["cpu"], **kwargs):
+    """One Python test file as every target it needs: NAME[_x64off]_<backend>.
 
-    One target per jax_enable_x64 mode in `x64_modes` (default both: NAME_...
-    with it on, NAME_x64off_... with it off, float64 inputs computed in
-    float32) and per backend. `backends` defaults to ["cpu", "gpu"] for this
-    repository's tests named in tests/gpu_tests.bzl (GPU_TESTS), else ["cpu"]. _cpu targets
-    run everywhere with JAX_PLATFORMS=cpu; _gpu targets exist only with
-    --config=cuda, run with JAX_PLATFORMS=cuda, are tagged "gpu" (select or
-    skip them with --test_tag_filters) and take the JAX CUDA plugin from the
-    pinned tools/requirements/requirements_cuda_lock_3_XX.txt. `env` is added
-    to every target's environment.
+    One target per value of KEPLER_TEST_X64 in `x64` ("1": NAME_..., with
+    jax_enable_x64 on; "0": NAME_x64off_..., with it off, float64 inputs
+    computed in float32) and per backend in `backends` ("cpu", "gpu"). _cpu
+    targets run everywhere with JAX_PLATFORMS=cpu; _gpu targets exist only
+    with --config=cuda, run with JAX_PLATFORMS=cuda, are tagged "gpu" (select
+    or skip them with --test_tag_filters) and take the JAX CUDA plugin from
+    the pinned tools/requirements/requirements_cuda_lock_3_XX.txt. `env` is
+    added to every target's environment. This repository's tests get their
+    arguments from tests/test_table.bzl.
     """
     if "JAX_PLATFORMS" in env or "KEPLER_TEST_X64" in env:
         fail("py_op_test sets JAX_PLATFORMS and KEPLER_TEST_X64 itself")
-    if backends == None:
-        # GPU_TESTS names this repository's tests; elsewhere (a workspace
-        # that loads this macro) the CPU only, unless `backends` says more.
-        own_tests = (native.repository_name().lstrip("@") == Label("//tests:BUILD.bazel").workspace_name and
-                     native.package_name() == "tests")
-        backends = ["cpu", "gpu"] if own_tests and name in GPU_TESTS else ["cpu"]
     kwargs.setdefault("size", "medium")
     tags = kwargs.pop("tags", [])
     pypi = [Label("@kepler_pypi//:pkgs")]
@@ -131,15 +239,15 @@ def py_op_test(name, srcs, deps = [], env = {}, x64_modes = X64_MODES, backends 
         "cpu": struct(jax = "cpu", compatible = [], deps = pypi),
         "gpu": struct(jax = "cuda", compatible = cuda_only(), deps = pypi + cuda_deps),
     }
-    for suffix, x64 in x64_modes.items():
+    for mode in x64:
         for backend in backends:
             platform = platforms[backend]
             native.py_test(
-                name = name + suffix + "_" + backend,
+                name = name + X64_SUFFIXES[mode] + "_" + backend,
                 srcs = srcs,
                 main = srcs[0],
                 python_version = "PY3",
-                env = dict(env, JAX_PLATFORMS = platform.jax, KEPLER_TEST_X64 = x64),
+                env = dict(env, JAX_PLATFORMS = platform.jax, KEPLER_TEST_X64 = mode),
                 tags = tags + [backend],
                 target_compatible_with = platform.compatible,
                 deps = deps + platform.deps,

@@ -1,16 +1,23 @@
-// The solve loop over the solver's device path; see device_path_loops.h.
+// The solve loop over the solver's device path and the light-curve loop over
+// the light curve's; see device_path_loops.h.
 //
 // Compiled with JAXEXT_DEVICE_PATH=1, so kepler_solve.h takes the branches
 // the CUDA kernel takes (::fma, ::rint, ::sqrt, ::cbrt, plain selects)
-// instead of the host's bit-level ones, and KEPLER_DEVICE_PATH_VARIANT naming
-// the namespace of this compilation's entry points (strict or fused); the
-// BUILD file also gives each compilation its own JAXEXT_MATH_NAMESPACE, so
-// that the two, compiled with different floating-point flags, keep separate
-// copies of the solver's inline functions.
+// instead of the host's bit-level ones and limb_dark.h calls the global C
+// math functions (as the device does) instead of std::'s, and with
+// KEPLER_DEVICE_PATH_VARIANT naming the namespace of this compilation's entry
+// points (strict or fused); the BUILD file also gives each compilation its
+// own JAXEXT_MATH_NAMESPACE, so that the two, compiled with different
+// floating-point flags, keep separate copies of the ops' inline functions.
 #include <cstddef>
+#include <cstdint>
 
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
+#include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "tests/device_path_loops.h"
+
+static_assert(kepler_device_path::kLightCurveMaxOrder == jaxext::limb_dark::kMaxOrder,
+              "device_path_loops.h's kLightCurveMaxOrder must be limb_dark.h's kMaxOrder");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
 #error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"
@@ -41,6 +48,19 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
   }
 }
 
+// The light-curve kernel's loop (jaxlib_ext/limb_dark/limb_dark_kernel.cu),
+// one element at a time: the same function per element.
+template <typename T>
+void LightCurveLoop(const T* u, int order, std::size_t group_size, const T* b, const T* r,
+                    T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
+  T* du[jaxext::limb_dark::kMaxOrder] = {};  // the kernel's Params::d_du
+  for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
+  for (std::size_t i = 0; i < n; ++i) {
+    jaxext::limb_dark::LightCurveElement(u, b, r, order, static_cast<std::int64_t>(group_size),
+                                         static_cast<std::int64_t>(i), flux, d_db, d_dr, du);
+  }
+}
+
 }  // namespace
 
 void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,
@@ -51,6 +71,18 @@ void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,
 void Solve(const double* mean_anomaly, const double* ecc, double* out_sin,
            double* out_cos, std::size_t n, bool true_anomaly) {
   SolveLoop(mean_anomaly, ecc, out_sin, out_cos, n, true_anomaly);
+}
+
+void LightCurve(const float* u, int order, std::size_t group_size, const float* b,
+                const float* r, float* flux, float* d_db, float* d_dr, float* const* d_du,
+                std::size_t n) {
+  LightCurveLoop(u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
+}
+
+void LightCurve(const double* u, int order, std::size_t group_size, const double* b,
+                const double* r, double* flux, double* d_db, double* d_dr,
+                double* const* d_du, std::size_t n) {
+  LightCurveLoop(u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
 
 }  // namespace KEPLER_DEVICE_PATH_VARIANT

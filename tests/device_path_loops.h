@@ -1,5 +1,6 @@
-// The solver's device path (JAXEXT_DEVICE_PATH=1: the code the CUDA kernel
-// runs) compiled for the host, for tests/device_path_test.py. Test-only.
+// The device path (JAXEXT_DEVICE_PATH=1: the code the CUDA kernels run) of
+// Kepler's solver and of the light curve, compiled for the host, for
+// tests/device_path_test.py. Test-only.
 //
 // tests/BUILD.bazel compiles device_path_loops.cc twice, once per way a
 // compiler may round the code (see there), each into its own namespace.
@@ -10,17 +11,33 @@
 
 namespace kepler_device_path {
 
-// out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in [0, n):
-// SolveTrue when true_anomaly is set, else SolveEccentric.
-#define KEPLER_DEVICE_PATH_DECLARE(ns)                                      \
-  namespace ns {                                                            \
-  void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,   \
-             float* out_cos, std::size_t n, bool true_anomaly);             \
-  void Solve(const double* mean_anomaly, const double* ecc, double* out_sin, \
-             double* out_cos, std::size_t n, bool true_anomaly);            \
+// The most coefficients a law of LightCurve may have (limb_dark.h's
+// kMaxOrder; device_path_loops.cc checks that the two agree).
+constexpr int kLightCurveMaxOrder = 32;
+
+// Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
+// [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.
+// LightCurve: the light-curve kernel's elements i in [0, n)
+// (jaxext::limb_dark::LightCurveElement), group_size consecutive elements
+// per law of u (`order` coefficients each, order <= kLightCurveMaxOrder):
+// flux[i] = F - 1 at (b[i], r[i]); d_db[i], d_dr[i] unless d_db is null
+// (d_db and d_dr both null: the value alone); d_du[j][i] = dF/du_{j+1} for
+// j < order unless d_du is null (else `order` pointers).
+#define KEPLER_DEVICE_PATH_DECLARE(ns)                                            \
+  namespace ns {                                                                  \
+  void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,         \
+             float* out_cos, std::size_t n, bool true_anomaly);                   \
+  void Solve(const double* mean_anomaly, const double* ecc, double* out_sin,      \
+             double* out_cos, std::size_t n, bool true_anomaly);                  \
+  void LightCurve(const float* u, int order, std::size_t group_size, const float* b, \
+                  const float* r, float* flux, float* d_db, float* d_dr,          \
+                  float* const* d_du, std::size_t n);                             \
+  void LightCurve(const double* u, int order, std::size_t group_size,             \
+                  const double* b, const double* r, double* flux, double* d_db,   \
+                  double* d_dr, double* const* d_du, std::size_t n);              \
   }
 
-// No contraction: only the solver's explicit fma calls fuse.
+// No contraction: only the explicit fma calls of the math headers fuse.
 KEPLER_DEVICE_PATH_DECLARE(strict)
 // The compiler may contract any a * b + c into an fma, as nvcc does.
 KEPLER_DEVICE_PATH_DECLARE(fused)

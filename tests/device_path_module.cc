@@ -1,6 +1,6 @@
-// _device_path: the solver's device path (what the CUDA kernel runs),
-// compiled for the host, over numpy arrays. Test-only: for
-// tests/device_path_test.py, which checks it against mpmath.
+// _device_path: the device path (what the CUDA kernels run) of Kepler's
+// solver and of the light curve, compiled for the host, over numpy arrays.
+// Test-only: for tests/device_path_test.py, which checks it against mpmath.
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
@@ -34,6 +34,16 @@ bool CpuHasFma() {
 #endif
 }
 
+// Throws unless `variant` names a compilation this CPU runs.
+void CheckVariant(const std::string& variant) {
+  if (variant != "strict" && variant != "fused") {
+    throw std::invalid_argument("variant must be 'strict' or 'fused', not '" + variant + "'");
+  }
+  if (variant == "fused" && !CpuHasFma()) {
+    throw std::runtime_error("the 'fused' variant needs a CPU with FMA, and this one has none");
+  }
+}
+
 template <typename T>
 py::tuple SolveAs(const std::string& variant, bool true_anomaly,
                   const py::array& mean_anomaly_in, const py::array& ecc_in) {
@@ -59,12 +69,7 @@ py::tuple SolveAs(const std::string& variant, bool true_anomaly,
 
 py::tuple Solve(const std::string& variant, const std::string& kind,
                 const py::array& mean_anomaly, const py::array& ecc) {
-  if (variant != "strict" && variant != "fused") {
-    throw std::invalid_argument("variant must be 'strict' or 'fused', not '" + variant + "'");
-  }
-  if (variant == "fused" && !CpuHasFma()) {
-    throw std::runtime_error("the 'fused' variant needs a CPU with FMA, and this one has none");
-  }
+  CheckVariant(variant);
   if (kind != "eccentric" && kind != "true") {
     throw std::invalid_argument("kind must be 'eccentric' or 'true', not '" + kind + "'");
   }
@@ -86,15 +91,92 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
   throw std::invalid_argument("dtype must be float32 or float64");
 }
 
+// The light curve over arrays checked by LightCurve, as T.
+template <typename T>
+py::object LightCurveAs(const std::string& variant, const py::array& u_in,
+                        const py::array& b_in, const py::array& r_in, bool derivatives) {
+  using Array = py::array_t<T, py::array::c_style>;
+  const Array u = Array::ensure(u_in);
+  const Array b = Array::ensure(b_in);
+  const Array r = Array::ensure(r_in);
+  const int order = static_cast<int>(u.shape(u.ndim() - 1));
+  const std::size_t n = static_cast<std::size_t>(b.size());
+  const std::size_t groups = u.ndim() == 2 ? static_cast<std::size_t>(u.shape(0)) : 1;
+  const std::vector<py::ssize_t> shape(b.shape(), b.shape() + b.ndim());
+  Array flux(shape);
+  T* d_db = nullptr;
+  T* d_dr = nullptr;
+  std::vector<T*> d_du;
+  Array db, dr, du;
+  if (derivatives) {
+    db = Array(shape);
+    dr = Array(shape);
+    std::vector<py::ssize_t> du_shape{order};
+    du_shape.insert(du_shape.end(), shape.begin(), shape.end());
+    du = Array(du_shape);
+    d_db = db.mutable_data();
+    d_dr = dr.mutable_data();
+    for (int j = 0; j < order; ++j) d_du.push_back(du.mutable_data() + j * n);
+  }
+  const std::size_t group_size = groups ? n / groups : 0;
+  T* const* du_ptrs = derivatives ? d_du.data() : nullptr;
+  if (variant == "strict") {
+    kepler_device_path::strict::LightCurve(u.data(), order, group_size, b.data(), r.data(),
+                                           flux.mutable_data(), d_db, d_dr, du_ptrs, n);
+  } else {
+    kepler_device_path::fused::LightCurve(u.data(), order, group_size, b.data(), r.data(),
+                                          flux.mutable_data(), d_db, d_dr, du_ptrs, n);
+  }
+  if (!derivatives) return flux;
+  return py::make_tuple(flux, db, dr, du);
+}
+
+py::object LightCurve(const std::string& variant, const py::array& u, const py::array& b,
+                      const py::array& r, bool derivatives) {
+  CheckVariant(variant);
+  if (!u.dtype().is(b.dtype()) || !u.dtype().is(r.dtype())) {
+    throw std::invalid_argument("u, b and r differ in dtype");
+  }
+  if (b.ndim() != r.ndim() || !std::equal(b.shape(), b.shape() + b.ndim(), r.shape())) {
+    throw std::invalid_argument("b and r differ in shape");
+  }
+  if (u.ndim() != 1 && u.ndim() != 2) {
+    throw std::invalid_argument("u must be (order,) or (laws, order)");
+  }
+  if (u.shape(u.ndim() - 1) > kepler_device_path::kLightCurveMaxOrder) {
+    throw std::invalid_argument("u has more than " +
+                                std::to_string(kepler_device_path::kLightCurveMaxOrder) +
+                                " coefficients");
+  }
+  if (u.ndim() == 2 && (b.ndim() < 1 || b.shape(0) != u.shape(0))) {
+    throw std::invalid_argument("u of shape (laws, order) needs b and r of shape (laws, ...)");
+  }
+  if (u.dtype().is(py::dtype::of<float>())) {
+    return LightCurveAs<float>(variant, u, b, r, derivatives);
+  }
+  if (u.dtype().is(py::dtype::of<double>())) {
+    return LightCurveAs<double>(variant, u, b, r, derivatives);
+  }
+  throw std::invalid_argument("dtype must be float32 or float64");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_device_path, m) {
-  m.doc() = "kepler_solve.h's device path (JAXEXT_DEVICE_PATH=1) on the host.";
+  m.doc() = "kepler_solve.h's and limb_dark.h's device path (JAXEXT_DEVICE_PATH=1) on the host.";
   m.def("solve", &Solve, py::arg("variant"), py::arg("kind"),
         py::arg("mean_anomaly"), py::arg("eccentricity"),
         "(sin, cos) of the eccentric (kind='eccentric') or true (kind='true') "
         "anomaly, elementwise over two float32 or float64 arrays of one shape, "
         "computed by the solver's device path compiled as `variant`: 'strict' "
         "(no contraction) or 'fused' (the compiler may fuse a * b + c).");
+  m.def("light_curve", &LightCurve, py::arg("variant"), py::arg("u"), py::arg("b"),
+        py::arg("r"), py::arg("derivatives") = false,
+        "F - 1 of the light curve, elementwise over b and r (float32 or float64 "
+        "arrays of one shape, u of their dtype), by the CUDA kernel's per-element "
+        "function (limb_dark.h, LightCurveElement) compiled as `variant` (see solve). "
+        "u: one law (order,), or (laws, order) with b and r of shape (laws, ...), "
+        "one law per row. With derivatives, the tuple (F - 1, dF/db, dF/dr, dF/du), "
+        "dF/du of shape (order,) + b.shape.");
   m.def("cpu_has_fma", &CpuHasFma, "Whether this CPU can run the 'fused' variant.");
 }

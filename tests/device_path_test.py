@@ -1,6 +1,7 @@
-"""The solver's device path, compiled for the host, against mpmath.
+"""The CUDA kernels' device path, compiled for the host, against mpmath.
 
-The CUDA kernel (jaxlib_ext/kepler_solve/kepler_solve_kernel.cu) runs kepler_solve.h with
+Kepler's solver: the CUDA kernel
+(jaxlib_ext/kepler_solve/kepler_solve_kernel.cu) runs kepler_solve.h with
 JAXEXT_DEVICE_PATH=1: the C math functions (fma, rint, sqrt, cbrt, fabs) and
 plain selects, where the host path has its own bit-level sqrt, cube root and
 rounding. Without a GPU that code would go unchecked; here the same
@@ -17,24 +18,65 @@ and to its NaN policy: e < 0, e >= 1, a NaN or infinite M or e give NaN in
 both outputs, and every other element is computed as usual.
 
 --variant picks the compilation (tests/BUILD.bazel):
-  strict: -ffp-contract=off. Only the solver's explicit fma calls fuse: the
+  strict: -ffp-contract=off. Only the headers' explicit fma calls fuse: the
       rounding the source code spells out.
-  fused:  -mfma -ffp-contract=fast. g++ may also contract any a * b + c into
+  fused:  -mfma -ffp-contract=fast. the compiler may also contract any a * b + c into
       an fma, as nvcc does on the device by default (--fmad=true).
 nvcc chooses its contractions itself, so neither variant rounds exactly as
 the GPU does; the bounds have to hold with none and with another compiler's
 choice, which is the evidence this test gives for the kernel. Division and
 sqrt are correctly rounded on both sides (nvcc's default -prec-div and
 -prec-sqrt); cbrt (only in the starter) is libm's here, CUDA's there.
+
+The light curve: the CUDA kernel (jaxlib_ext/limb_dark/limb_dark_kernel.cu)
+runs limb_dark.h's LightCurveElement once per element, with
+JAXEXT_DEVICE_PATH=1 (the global C math functions, CUDA's on the device);
+here the same function runs over every element (the module's light_curve),
+for laws of one or two coefficients also at the points where the CPU's
+vectorised loop (LowOrderLightCurvePoint) takes another path. Held to the
+bounds of tests/limb_dark_test.py (docs/accuracy_and_speed.md) for laws of 0
+to 6 coefficients drawn as there (tests/limb_dark_laws.py), at points in
+each region where limb_dark.h takes another rule (for three or more
+coefficients: CrossingEdgeFlux, InsideEdgeIntegrals, InsideEdgeFlux,
+ContactEdgeFlux; for fewer, the Green's basis) and on and next to the
+special separations (b = 0, r, |1 - r|, 1, 1 + r: the closed forms' special
+cases), and for 32 coefficients on four points:
+
+  F - 1 against the per-term mpmath integrals of
+      tests/limb_dark_reference.py: float64 <= 1e-15 (quadratic laws, the
+      uniform disk), <= 5e-15 (laws of 1 and 3 to 32 coefficients); float32
+      inputs <= 1e-7 (the float64 computation at the float32 points, rounded
+      once);
+  dF/du against the reference's exact gradient (F is a ratio of functions
+      linear in u), within 1e-9 of the largest dF/du_j at the point plus
+      1e-13 (float32: 1e-6 plus 1e-12; 32 coefficients: 1e-5), the bounds
+      of limb_dark_test's first derivatives;
+  dF/db and dF/dr against the CPU op's (kepler.limb_dark.light_curve under
+      jax.grad, itself checked against mpmath) within 1e-9 relative plus
+      1e-13 (float32: 1e-6 plus 1e-12), and, away from the contact points,
+      against central differences of the device path's own F;
+and to its NaN policy. acos, asin, sin, cos, expm1, asinh and acosh are
+libm's here, CUDA's on the device (both within an ulp or two).
 """
+
+import functools
 
 from absl import flags
 from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
+from tests import x64_mode  # sets jax_enable_x64 before JAX is used
+# Before kepler: of two pybind11 modules in one process, the first loaded
+# translates the C++ exceptions of both, and each links its own libstdc++,
+# so that the other's exceptions would reach Python as "Caught an unknown
+# exception!" (this module's ValueErrors are tested below).
 from tests import _device_path
+import jax
+from kepler import limb_dark
 from tests import accuracy_cases as cases
+from tests import limb_dark_laws
+from tests import limb_dark_reference as ld_ref
 from tests import mpmath_reference as ref
 
 _VARIANT = flags.DEFINE_enum(
@@ -188,6 +230,367 @@ class NanPolicyTest(parameterized.TestCase):
       _solve("true", m.astype(np.float32), e)
     with self.assertRaisesRegex(ValueError, "differ in shape"):
       _solve("true", m, e[:2])
+
+
+# The light curve.
+
+# The bounds of F - 1 (tests/limb_dark_test.py): float64, by number of
+# coefficients (the uniform disk is a corner of the quadratic region);
+# float32 inputs.
+LD_BOUND = {0: 1e-15, 1: 5e-15, 2: 1e-15, 3: 5e-15, 4: 5e-15, 5: 5e-15, 6: 5e-15}
+LD_BOUND_FLOAT32 = 1e-7
+LD_ORDERS = tuple(LD_BOUND)
+# The radii of the special points, and the offsets from each special
+# separation: like limb_dark_test's (1e-3 to 3; 1e-12, 1e-6), but dyadic, so
+# that every special separation is a float32 and the float32 special points
+# are some of the float64 ones (offsets of 2^-40 round away in float32): one
+# mpmath reference serves both dtypes. 146 points (96 in float32).
+LD_RADII = (2.0 ** -7, 0.125, 0.5, 0.8125, 1.0, 1.5, 3.0)
+LD_OFFSETS = (0.0, 2.0 ** -40, -2.0 ** -40, 2.0 ** -20, -2.0 ** -20)
+# Random points per region (float32 values, shared by both dtypes). With the
+# special points, 226 mpmath references (~0.1 s each).
+LD_RANDOM_POINTS = {"crossing": 24, "inside_x_to_half": 16, "inside_x_half_to_085": 16,
+                    "near_contact": 24}
+LD_REGIONS = tuple(LD_RANDOM_POINTS) + ("special",)
+LD_QUADRATIC = (0.4, 0.26)
+
+
+def _ld_rule(b, r):
+  """The rule limb_dark.h (SolutionVector) takes at (b, r), b >= 0, for a law
+  of three or more coefficients: "out", "hidden", or the region names of
+  LD_RANDOM_POINTS (by the edge rule: CrossingEdgeFlux for k^2 < 0.95,
+  InsideEdgeIntegrals for x = 2 b r / (1 - b^2 - r^2) <= 1/2, InsideEdgeFlux
+  for x <= 0.85, else ContactEdgeFlux)."""
+  if r == 0 or b >= 1 + r:
+    return "out"
+  if b <= r - 1:
+    return "hidden"
+  if b + r <= 1:
+    a = (1 - r) * (1 + r) - b * b
+    return ("inside_x_to_half" if 2 * b * r <= 0.5 * a else
+            "inside_x_half_to_085" if 2 * b * r <= 0.85 * a else "near_contact")
+  k2 = (1 - (b - r) ** 2) / (4 * b * r)
+  return "crossing" if k2 < 0.95 else "near_contact"
+
+
+def _ld_draw(region, rng):
+  """One (b, r) drawn for `region`, not yet rounded: r log-uniform (up to 3
+  crossing, 0.9 inside and next to contact) and b uniform over the region
+  (inside: over its x; next to contact: b = 1 - r plus or minus 1e-7 r to
+  0.1 r, log-uniform)."""
+  if region == "crossing":
+    r = np.exp(rng.uniform(np.log(0.005), np.log(3.0)))
+    return rng.uniform(abs(1 - r), 1 + r), r
+  r = np.exp(rng.uniform(np.log(0.005), np.log(0.9)))
+  if region == "near_contact":
+    return abs(1 - r + rng.choice([-1, 1]) * 10 ** rng.uniform(-7, -1) * r), r
+  x = rng.uniform(0, 0.5) if region == "inside_x_to_half" else rng.uniform(0.5, 0.85)
+  # 2 b r = x (1 - b^2 - r^2) for b.
+  return (np.sqrt(r * r + x * x * (1 - r * r)) - r) / x if x > 0 else 0.0, r
+
+
+@functools.lru_cache(maxsize=None)
+def _ld_points(region):
+  """The (b, r) of `region` (b >= 0), float64 values, sorted: seeded random
+  points rounded to float32 and kept where _ld_rule names the region, or
+  "special": limb_dark_laws.special_points of LD_RADII and LD_OFFSETS."""
+  if region == "special":
+    return tuple(limb_dark_laws.special_points(LD_RADII, LD_OFFSETS))
+  rng = np.random.default_rng(80 + LD_REGIONS.index(region))
+  points = set()
+  while len(points) < LD_RANDOM_POINTS[region]:
+    b, r = (float(np.float32(x)) for x in _ld_draw(region, rng))
+    if _ld_rule(b, r) == region:
+      points.add((b, r))
+  return tuple(sorted(points))
+
+
+def _ld_points_as(region, dtype):
+  """_ld_points(region) as `dtype` rounds them (float32: fewer points, the
+  special ones with offsets below float32's resolution merged), float64."""
+  points = _ld_points(region)
+  if dtype == np.float32:
+    points = sorted({(float(np.float32(b)), float(np.float32(r))) for b, r in points})
+  return np.array(points)
+
+
+@functools.lru_cache(maxsize=None)
+def _ld_laws(order):
+  """The laws of `order` coefficients, shape (laws, order), drawn (seeded) as
+  tests/limb_dark_test.py draws them: none (the uniform disk); the linear
+  laws u_1 in [0, 1]; the quadratic region (limb_dark_laws.quadratic_laws);
+  for three or more, the region u_1 >= ... >= u_N >= 0, sum u <= 1 (its
+  corners and drawn laws) and laws with a non-negative, non-increasing
+  intensity from [-k, k]^N (k = 4, 2, 1: large coefficients of alternating
+  sign, whose Green's coefficients are tens of times the normalisation),
+  for six also the unit laws u_n = 1."""
+  rng = np.random.default_rng(90 + order)
+  if order == 0:
+    return np.zeros((1, 0))
+  if order == 2:
+    return limb_dark_laws.quadratic_laws(rng, 12, extra=[LD_QUADRATIC])
+  # u_j = sum_{k >= j} w_k / k maps {w >= 0, sum w <= 1} onto the region.
+  w = rng.dirichlet(np.ones(order + 1), 6)[:, :order]
+  drawn = np.cumsum((w / np.arange(1, order + 1))[:, ::-1], axis=1)[:, ::-1]
+  corners = [[1.0 / k] * k + [0.0] * (order - k) for k in range(1, order + 1)]
+  laws = [np.array(corners), drawn]
+  if order >= 3:
+    laws += [limb_dark_laws.physical_laws(order, count, rng, box)
+             for count, box in ((6, 4.0), (3, 2.0), (3, 1.0))]
+  if order == 6:
+    laws.append(np.eye(6))
+  return np.vstack(laws)
+
+
+@functools.lru_cache(maxsize=None)
+def _ld_terms(b, r, n_max=6):
+  """ld_ref.blocked_terms at (b, r) up to term n_max (mpmath: once per point
+  in the process)."""
+  return ld_ref.blocked_terms(b, r, n_max)
+
+
+def _ld_case(order, region, dtype):
+  """(laws, b, r) as `dtype`, laws (laws, order), b and r (points,)."""
+  points = _ld_points_as(region, dtype)
+  return (_ld_laws(order).astype(dtype), points[:, 0].astype(dtype),
+          points[:, 1].astype(dtype))
+
+
+def _ld_device(laws, b, r, derivatives=False):
+  """The device path at every law (rows) and point (columns): F - 1, or with
+  derivatives (F - 1, dF/db, dF/dr, dF/du) each (laws, points) and dF/du
+  (laws, points, order)."""
+  shape = (laws.shape[0], b.shape[0])
+  out = _device_path.light_curve(
+      _VARIANT.value, laws, np.ascontiguousarray(np.broadcast_to(b, shape)),
+      np.ascontiguousarray(np.broadcast_to(r, shape)), derivatives)
+  if not derivatives:
+    return out
+  flux, d_db, d_dr, d_du = out
+  return flux, d_db, d_dr, np.moveaxis(d_du, 0, -1)
+
+
+def _ld_reference(laws, b, r):
+  """F - 1 by mpmath at every law (rows) and point (columns), float64."""
+  terms = [_ld_terms(float(x), float(y)) for x, y in zip(b, r)]
+  return np.array(ld_ref.flux_minus_one_from_terms(terms, laws.astype(np.float64)))
+
+
+def _ld_reference_gradient_in_u(laws, b, r):
+  """dF/du, exact, (laws, points, order) float64."""
+  terms = [_ld_terms(float(x), float(y)) for x, y in zip(b, r)]
+  return np.array([[ld_ref.flux_gradient_in_u_from_terms(t, law) for t in terms]
+                   for law in laws.astype(np.float64)]).reshape(
+                       laws.shape[0], len(terms), laws.shape[1])
+
+
+@functools.lru_cache(maxsize=None)
+def _ld_cpu_gradient_fn():
+  """dF/db and dF/dr of the CPU op at every law (rows) and point (columns)."""
+  grad = jax.grad(limb_dark.light_curve, argnums=(1, 2))
+  return jax.jit(jax.vmap(jax.vmap(grad, in_axes=(None, 0, 0)), in_axes=(0, None, None)))
+
+
+def _ld_cpu_gradient_in_b_r(laws, b, r):
+  """dF/db, dF/dr of the CPU op, each (laws, points), float64."""
+  d_db, d_dr = _ld_cpu_gradient_fn()(laws, b, r)
+  return np.asarray(d_db, np.float64), np.asarray(d_dr, np.float64)
+
+
+def _ld_named():
+  return [dict(testcase_name=f"_order{order}_{region}_{dname}", order=order, region=region,
+               dtype=dtype)
+          for order in LD_ORDERS for region in LD_REGIONS for dname, dtype in DTYPES]
+
+
+class LightCurveTest(parameterized.TestCase):
+  """F - 1 and its derivatives, per number of coefficients, region and dtype."""
+
+  def _assert_within(self, what, dtype, err, bound, laws, b, r, got, want):
+    """err and bound (laws, points[, coefficients]): the message names the
+    worst law and point."""
+    self.assertFalse(np.any(np.isnan(err)), f"{what}: NaN error")
+    worst = np.unravel_index(int(np.argmax(err - bound)), err.shape)
+    law, point = worst[:2]
+    which = f" (coefficient {worst[2] + 1})" if len(worst) == 3 else ""
+    self.assertLessEqual(
+        err[worst], bound[worst],
+        f"{np.dtype(dtype).name} {what}{which} ({_VARIANT.value} device path): "
+        f"{got[worst]!r} vs {want[worst]!r}, off by {err[worst]:.3g} > "
+        f"{bound[worst]:.3g}, at u={laws[law].tolist()!r}, b={b[point]!r}, r={r[point]!r}")
+
+  @parameterized.named_parameters(_ld_named())
+  def test_value(self, order, region, dtype):
+    laws, b, r = _ld_case(order, region, dtype)
+    got = _ld_device(laws, b, r)
+    self.assertEqual(got.dtype, dtype)
+    got = got.astype(np.float64)
+    want = _ld_reference(laws, b, r)
+    bound = LD_BOUND[order] if dtype == np.float64 else LD_BOUND_FLOAT32
+    self._assert_within("F - 1", dtype, np.abs(got - want), np.full(got.shape, bound),
+                        laws, b, r, got, want)
+
+  @parameterized.named_parameters(_ld_named())
+  def test_gradient_in_u(self, order, region, dtype):
+    # Against the reference's exact gradient, relative to the largest
+    # dF/du_j at the point, within limb_dark_test's bounds of the first
+    # derivatives (float32: the float64 values rounded once).
+    laws, b, r = _ld_case(order, region, dtype)
+    flux, _, _, du = _ld_device(laws, b, r, derivatives=True)
+    # The value is the same with the derivatives as without.
+    np.testing.assert_array_equal(flux, _ld_device(laws, b, r))
+    if order == 0:
+      self.assertEqual(du.shape, flux.shape + (0,))
+      return
+    got = du.astype(np.float64)
+    want = _ld_reference_gradient_in_u(laws, b, r)
+    rtol, atol = (1e-9, 1e-13) if dtype == np.float64 else (1e-6, 1e-12)
+    scale = np.max(np.abs(want), axis=-1, keepdims=True)
+    bound = np.broadcast_to(rtol * scale + atol, want.shape)
+    self._assert_within("dF/du", dtype, np.abs(got - want), bound, laws, b, r, got, want)
+
+  @parameterized.named_parameters(_ld_named())
+  def test_gradient_in_b_and_r(self, order, region, dtype):
+    # Against the CPU op's (jax.grad of kepler.limb_dark.light_curve) within
+    # limb_dark_test's bounds of the first derivatives against mpmath, and,
+    # float64 away from the contact points, against central differences of
+    # the device path's own F (step 1e-6: ~5e-10 off measured).
+    laws, b, r = _ld_case(order, region, dtype)
+    _, d_db, d_dr, _ = (x.astype(np.float64) for x in _ld_device(laws, b, r, True))
+    cpu_db, cpu_dr = _ld_cpu_gradient_in_b_r(laws, b, r)
+    rtol, atol = (1e-9, 1e-13) if dtype == np.float64 else (1e-6, 1e-12)
+    for name, got, want in (("dF/db", d_db, cpu_db), ("dF/dr", d_dr, cpu_dr)):
+      self._assert_within(f"{name} against the CPU op's", dtype, np.abs(got - want),
+                          rtol * np.abs(want) + atol, laws, b, r, got, want)
+    if dtype != np.float64 or region in ("special", "near_contact"):
+      return
+    h = 1e-6
+    fd_db = (_ld_device(laws, b + h, r) - _ld_device(laws, b - h, r)) / (2 * h)
+    fd_dr = (_ld_device(laws, b, r + h) - _ld_device(laws, b, r - h)) / (2 * h)
+    for name, got, want in (("dF/db", d_db, fd_db), ("dF/dr", d_dr, fd_dr)):
+      self._assert_within(f"{name} against central differences", dtype, np.abs(got - want),
+                          1e-7 * np.abs(want) + 1e-8, laws, b, r, got, want)
+
+  @parameterized.named_parameters(("float64", np.float64), ("float32", np.float32))
+  def test_order_32(self, dtype):
+    # limb_dark.MAX_ORDER coefficients (kMaxOrder: every per-element array
+    # of LightCurveElement full): the two laws and bounds of
+    # limb_dark_test's test_order_32 (F - 1 within 5e-15, dF/du within 1e-5
+    # of its largest; float32 as above), on four points (float32 values).
+    n = limb_dark.MAX_ORDER
+    laws = np.array([0.9 * 0.5 ** np.arange(1, n + 1), np.full(n, 1.0 / n)]).astype(dtype)
+    points = ((0.3125, 0.125), (1.0625, 0.125), (0.6875, 0.625), (2.5, 3.0))
+    b, r = (np.array(x, dtype) for x in zip(*points))
+    flux, _, _, du = (x.astype(np.float64) for x in _ld_device(laws, b, r, True))
+    terms = [_ld_terms(x, y, n) for x, y in points]
+    want = np.array(ld_ref.flux_minus_one_from_terms(terms, laws.astype(np.float64)))
+    bound = 5e-15 if dtype == np.float64 else LD_BOUND_FLOAT32
+    self._assert_within("F - 1", dtype, np.abs(flux - want), np.full(flux.shape, bound),
+                        laws, b, r, flux, want)
+    want_du = np.array([[ld_ref.flux_gradient_in_u_from_terms(t, law) for t in terms]
+                        for law in laws.astype(np.float64)])
+    scale = np.max(np.abs(want_du), axis=-1, keepdims=True)
+    self._assert_within("dF/du", dtype, np.abs(du - want_du),
+                        np.broadcast_to(1e-5 * scale, want_du.shape), laws, b, r, du, want_du)
+
+
+class LightCurveNanPolicyTest(parameterized.TestCase):
+  """limb_dark.h's NaN policy and symmetry, and the kernel's indexing."""
+
+  @parameterized.named_parameters(("float64", np.float64), ("float32", np.float32))
+  def test_invalid_elements_are_nan_and_only_those(self, dtype):
+    inf, nan = np.inf, np.nan
+    # (b, r, invalid): r < 0, NaN or inf anywhere, and occultors larger
+    # than kMaxCrossingRadius (1e6) whose limb crosses the disk; not those
+    # that miss it or hide it.
+    cases_ = [(0.3, 0.1, False), (nan, 0.1, True), (inf, 0.1, True), (-inf, 0.1, True),
+              (0.3, nan, True), (0.3, inf, True), (0.3, -0.1, True), (0.3, -0.0, False),
+              (2e6, 2e6, True), (0.0, 2e6, False), (3e6, 2e6, False), (0.9, 0.1, False),
+              (-0.9, 0.1, False), (1.5, 0.1, False), (0.0, 0.0, False)]
+    b = np.array([c[0] for c in cases_], dtype)
+    r = np.array([c[1] for c in cases_], dtype)
+    invalid = np.array([c[2] for c in cases_])
+    for order in (2, 6):
+      laws = _ld_laws(order)[-1:].astype(dtype)
+      outputs = _ld_device(laws, b, r, derivatives=True)
+      for name, x in zip(("F - 1", "dF/db", "dF/dr"), outputs[:3]):
+        np.testing.assert_array_equal(
+            np.isnan(x[0]), invalid,
+            err_msg=f"{name}, {order} coefficients, {np.dtype(dtype).name}: NaN exactly "
+            f"where the input is invalid (b={b}, r={r})")
+      np.testing.assert_array_equal(np.isnan(outputs[3][0]).any(axis=-1), invalid)
+      # The valid elements are those of a call without the invalid ones.
+      alone = _ld_device(laws, b[~invalid], r[~invalid], derivatives=True)
+      for x, y in zip(outputs, alone):
+        np.testing.assert_array_equal(x[:, ~invalid], y)
+    # A law with NaN in it: NaN everywhere, out of transit too.
+    law = np.array([[0.4, nan, 0.1]], dtype)
+    self.assertTrue(np.all(np.isnan(_ld_device(law, b[~invalid], r[~invalid]))))
+
+  @parameterized.named_parameters(("float64", np.float64), ("float32", np.float32))
+  def test_limits(self, dtype):
+    # Out of transit: exactly 0 (and 0 derivatives); the disk hidden:
+    # exactly -1; the uniform disk inside: -r^2.
+    for order in (0, 2, 3, 6):
+      laws = _ld_laws(order).astype(dtype)
+      b = np.array([1.5, 2.0, 0.0, 1.0, 0.5], dtype)
+      r = np.array([0.25, 0.5, 1.5, 2.5, 0.0], dtype)
+      flux, d_db, d_dr, d_du = _ld_device(laws, b, r, derivatives=True)
+      want = np.broadcast_to(np.array([0, 0, -1, -1, 0], dtype), flux.shape)
+      np.testing.assert_array_equal(flux, want, err_msg=f"{order} coefficients")
+      for x in (d_db, d_dr, d_du):
+        np.testing.assert_array_equal(x, np.zeros_like(x), err_msg=f"{order} coefficients")
+    got = _ld_device(np.zeros((1, 0), dtype), np.array([0.25], dtype), np.array([0.125], dtype))
+    np.testing.assert_allclose(got, [[-0.125 ** 2]], rtol=0, atol=np.finfo(dtype).eps / 8)
+
+  @parameterized.named_parameters(("float64", np.float64), ("float32", np.float32))
+  def test_negative_b(self, dtype):
+    # F is even in b; dF/db is in b itself (of b's sign), the others not.
+    rng = np.random.default_rng(7)
+    b = rng.uniform(0.0, 1.3, 40).astype(dtype)
+    r = rng.uniform(0.01, 0.5, 40).astype(dtype)
+    for order in (1, 2, 6):
+      laws = _ld_laws(order).astype(dtype)
+      plus = _ld_device(laws, b, r, derivatives=True)
+      minus = _ld_device(laws, -b, r, derivatives=True)
+      for name, x, y, sign in zip(("F - 1", "dF/db", "dF/dr", "dF/du"), plus, minus,
+                                  (1, -1, 1, 1)):
+        np.testing.assert_array_equal(y, sign * x, err_msg=f"{name}, {order} coefficients")
+
+  def test_laws_in_one_call(self):
+    # u (laws, order), group_size elements per law (the kernel's i /
+    # group_size): each law's results are those of a call with it alone.
+    laws = _ld_laws(4)
+    rng = np.random.default_rng(8)
+    b = rng.uniform(0, 1.2, (laws.shape[0], 7))
+    r = rng.uniform(0.01, 0.5, (laws.shape[0], 7))
+    together = _device_path.light_curve(_VARIANT.value, laws, b, r, True)
+    for k in range(laws.shape[0]):
+      alone = _device_path.light_curve(_VARIANT.value, laws[k], b[k], r[k], True)
+      for x, y in zip(together[:3], alone[:3]):
+        np.testing.assert_array_equal(x[k], y)
+      np.testing.assert_array_equal(together[3][:, k], alone[3])
+
+  def test_shapes_and_dtypes(self):
+    u = np.array([0.4, 0.26])
+    b = np.linspace(0, 1.2, 12).reshape(3, 4)
+    r = np.full((3, 4), 0.1)
+    for dtype in (np.float32, np.float64):
+      flux, d_db, d_dr, d_du = _device_path.light_curve(
+          _VARIANT.value, u.astype(dtype), b.astype(dtype), r.astype(dtype), True)
+      for x in (flux, d_db, d_dr):
+        self.assertEqual(x.shape, (3, 4))
+        self.assertEqual(x.dtype, dtype)
+      self.assertEqual(d_du.shape, (2, 3, 4))
+      self.assertEqual(d_du.dtype, dtype)
+    with self.assertRaisesRegex(ValueError, "differ in dtype"):
+      _device_path.light_curve(_VARIANT.value, u.astype(np.float32), b, r)
+    with self.assertRaisesRegex(ValueError, "differ in shape"):
+      _device_path.light_curve(_VARIANT.value, u, b, r[:2])
+    with self.assertRaisesRegex(ValueError, "more than 32"):
+      _device_path.light_curve(_VARIANT.value, np.zeros(33), b, r)
+    with self.assertRaisesRegex(ValueError, r"\(laws, \.\.\.\)"):
+      _device_path.light_curve(_VARIANT.value, np.zeros((2, 2)), b, r)
 
 
 if __name__ == "__main__":

@@ -591,20 +591,22 @@ class KeplerFuzzTest(absltest.TestCase):
 
 # Cases the search found, kept as explicit examples:
 # 1. Laws of at most two coefficients with a NaN or inf coefficient, at points
-#    out of transit (b >= 1 + r): NaN everywhere (docs/api.md); the
+#    out of transit (b >= 1 + r): NaN everywhere (docs/api.md), from the
 #    vectorised path (LowOrderLightCurvePoint in
-#    jaxlib_ext/limb_dark/limb_dark.h) used to return 0 there.
+#    jaxlib_ext/limb_dark/limb_dark.h) too, whose value there is otherwise 0
+#    whatever the law.
 NAN_U_OUT_OF_TRANSIT = ((np.nan,), np.array([0.3, 2.0]), np.array([0.1, 0.1]))
 # 2. Laws with a coefficient past the linear one, planets of radius 1e6 across
 #    the limb (|b - r| < 1): the closed form's terms grow as r^4 and cancel;
 #    the large-planet form of SolutionVector keeps them accurate.
 HUGE_PLANET_LIMB_DARKENED = ((0.4, 0.26), np.array([1e6, 1e6 + 0.5, 1e6 - 0.5]), 1e6)
-# 3. r = 1 and 0 < b <= 1e-16: 1 + (b - r) rounded to 0 (NaN, or
-#    -1.0000000112); b below 1e-154: Heron's product underflowed (NaN).
+# 3. r = 1 and 0 < b <= 1e-16, where 1 + (b - r) rounds to 0, and b below
+#    1e-154, where Heron's product underflows: finite values in [-1, 0]
+#    there, not NaN.
 R_ONE_TINY_B = ((0.3, 0.2, 0.1), np.array([1e-17, 1e-16, 1e-100, 1e-170, 5e-324]), 1.0)
 # 4. The uniform disk behind a planet of radius >= 2^53, where 1 + r rounds to
-#    r: 0 was returned at |b - r| < 1 (NaN there: beyond MAX_CROSSING_RADIUS),
-#    and the misses and full covers beside it.
+#    r: NaN at |b - r| < 1 (beyond MAX_CROSSING_RADIUS), and the misses and
+#    full covers beside it.
 HUGE_PLANET_UNIFORM = ((), np.array([2.0**53, 2.0**53 + 2, 2.0**53 - 2, 2.0**54, 2.0**52]), 2.0**53)
 
 

@@ -10,7 +10,7 @@ What it checks, on the GPU, against independent references:
     wheels in, $KEPLER_SITE); without the plugin, GPU arrays give kepler's
     error naming the plugin to install, and CPU arrays still work;
   * the work runs there: the outputs live on the GPU, and the compiled HLO
-    calls the custom-call target `kepler_solve` (no host callback);
+    calls the op's custom-call target (kepler_jax_kepler_solve) (no host callback);
   * values against mpmath (tests/mpmath_reference.py), float32 and float64:
     forward error <= 2e-6 / 1e-12 (e <= 0.999, |M| up to 1e12 in float64 and
     3.3e7 in float32), backward error <= 4e-7 / 2e-15 on the domain of
@@ -23,8 +23,8 @@ What it checks, on the GPU, against independent references:
     (XLA command buffers) enabled, in a subprocess, against the CPU and
     against the same run without graphs;
   * bad input: e < 0, e >= 1, NaN/inf M or e give NaN outputs, as on the CPU;
-    empty and 0-d arrays; the handler's own errors; sizes around the kernel's
-    block and grid limits and past 2**31 elements.
+    empty and 0-d arrays; the handler's own errors; sizes at both kernels'
+    block, tile and group edges and past 2**31 elements.
 
 The CPU backend is needed as a reference, so a JAX_PLATFORMS without "cpu"
 (e.g. JAX_PLATFORMS=cuda) gets ",cpu" appended here, before JAX starts; the
@@ -521,14 +521,32 @@ class BadInputTest(parameterized.TestCase):
     self.assertTrue(np.isnan(g))
 
 
+# The kernels' launch shapes (jaxlib_ext/<op>/<op>_kernel.cu): Kepler's
+# equation runs tiles of SOLVE_BLOCK threads x SOLVE_PER_THREAD elements, the
+# light curve blocks of LIGHT_CURVE_BLOCK threads with one point each, the
+# points of a law's group (vmap over u) contiguous; both loop over the grid
+# beyond its limit, with 64-bit indices.
+SOLVE_BLOCK, SOLVE_PER_THREAD = 256, 4
+LIGHT_CURVE_BLOCK = 128
+
+
+def _edges(unit, multiples=(1, 2, 3)):
+  """The sizes next to each multiple of `unit`: k unit - 1, k unit, k unit + 1."""
+  return sorted({n for k in multiples for n in (k * unit - 1, k * unit, k * unit + 1)})
+
+
 class SizeTest(parameterized.TestCase):
-  """Sizes around the kernel's block (256) and grid (65536 blocks) limits, and past 2**31."""
+  """Sizes at the kernels' block and tile edges, and past 2**31 elements."""
 
   @parameterized.named_parameters(_named(ops=("solve",)))
-  def test_sizes_around_block_and_grid_limits(self, op, dtype):
+  def test_solve_sizes_at_block_and_tile_edges(self, op, dtype):
     fn = OPS[op][0]
-    grid_threads = 65536 * 256
-    for n in (1, 2, 255, 256, 257, 1_000_003, grid_threads - 1, grid_threads + 1):
+    tile = SOLVE_BLOCK * SOLVE_PER_THREAD
+    # Every lane of a partial tile (k * SOLVE_BLOCK +- 1 past a tile), whole
+    # and partial tiles, and a size that is none of these.
+    sizes = [1, 2] + _edges(SOLVE_BLOCK, range(1, SOLVE_PER_THREAD + 1)) + _edges(tile, (2, 3))
+    sizes += [3 * tile + 300, 1_000_003]
+    for n in sizes:
       i = np.arange(n)
       m = (i % 2039).astype(dtype) * dtype(0.05) - dtype(51)
       e = (i % 97).astype(dtype) * dtype(0.0103)
@@ -537,6 +555,30 @@ class SizeTest(parameterized.TestCase):
       self.assertEqual(s.devices(), {DEVICE})
       cpu_s, cpu_c = jax.jit(fn)(_put(m, CPU), _put(e, CPU))
       self._agree(op, dtype, m, e, (s, c), (cpu_s, cpu_c), f"n={n}")
+
+  @parameterized.named_parameters(("_float64", np.float64), ("_float32", np.float32))
+  def test_light_curve_sizes_at_block_and_group_edges(self, dtype):
+    laws = np.asarray([[0.4, 0.26], [0.1, 0.5], [0.7, -0.1]], dtype)
+    value_and_grad = jax.jit(jax.vmap(
+        lambda u, b, r: (kepler.limb_dark.light_curve(u, b, r),
+                         jax.grad(lambda bb: jnp.sum(kepler.limb_dark.light_curve(u, bb, r)))(b)),
+        in_axes=(0, None, None)))
+    for n in [1, 2] + _edges(LIGHT_CURVE_BLOCK) + [100_003]:
+      i = np.arange(n)
+      b = ((i % 1013) * 1.2 / 1013).astype(dtype)
+      r = (0.02 + (i % 89) * 0.004).astype(dtype)
+      # One call of the kernel with three laws: groups of n points each, so
+      # that group boundaries fall inside blocks for every n here.
+      got = value_and_grad(*(_put(x, DEVICE) for x in (laws, b, r)))
+      want = value_and_grad(*(_put(x, CPU) for x in (laws, b, r)))
+      for name, g, w in zip(("F - 1", "dF/db"), got, want):
+        self.assertEqual(g.shape, (3, n))
+        self.assertEqual(g.devices(), {DEVICE})
+        g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        scale = max(1.0, float(np.max(np.abs(w))))
+        atol = (1e-13 if dtype == np.float64 else 4 * np.finfo(np.float32).eps) * scale
+        np.testing.assert_allclose(g, w, rtol=0, atol=atol, err_msg=f"{name}, n={n}")
 
   def _agree(self, op, dtype, m, e, got, want, what):
     m, e = np.asarray(m, np.float64), np.asarray(e, np.float64)
@@ -550,26 +592,50 @@ class SizeTest(parameterized.TestCase):
       self.assertLessEqual(ratio, 1.0, f"{what}: GPU vs CPU {where}")
 
   def test_more_than_2_31_elements(self):
-    if SANITIZER:
-      self.skipTest("KEPLER_GPU_TEST_SANITIZER=1: 34 GB under memcheck does not fit its time")
     # float32, 2**31 + 4099 elements (34 GB of inputs and outputs on the GPU):
     # int32 index arithmetic in the kernel would corrupt the elements past 2**31.
-    n = (1 << 20) + 3 if ON_CPU else (1 << 31) + 4099
-    mid = n // 2 if ON_CPU else 1 << 31
-    dtype = np.float32
+    def solve(i):
+      m = (i % 2039).astype(np.float32) * np.float32(0.05) - np.float32(51)
+      e = (i % 97).astype(np.float32) * np.float32(0.0103)
+      return (m, e, *kepler.solve(m, e))
 
-    @jax.jit
-    def run():
-      i = jnp.arange(n, dtype=jnp.int64)
-      m = (i % 2039).astype(dtype) * dtype(0.05) - dtype(51)
-      e = (i % 97).astype(dtype) * dtype(0.0103)
-      s, c = kepler.solve(m, e)
-      pick = lambda x: jnp.concatenate([x[:1024], x[mid - 1024:mid + 1024], x[-1024:]])  # pylint: disable=unnecessary-lambda-assignment
-      return pick(m), pick(e), pick(s), pick(c)
-
-    m, e, s, c = jax.device_get(run())
+    n, (m, e, s, c) = _past_2_31(solve, "34 GB")
     cpu_s, cpu_c = kepler.solve(jax.device_put(m, CPU), jax.device_put(e, CPU))
-    self._agree("solve", dtype, m, e, (s, c), (cpu_s, cpu_c), f"n={n}")
+    self._agree("solve", np.float32, m, e, (s, c), (cpu_s, cpu_c), f"n={n}")
+
+  def test_light_curve_more_than_2_31_elements(self):
+    # float32, 2**31 + 4099 points (26 GB): as above, for the light curve's kernel.
+    u = np.asarray([0.4, 0.26], np.float32)
+
+    def light_curve(i):
+      b = (i % 1013).astype(np.float32) * np.float32(1.2 / 1013)
+      r = np.float32(0.02) + (i % 89).astype(np.float32) * np.float32(0.004)
+      return b, r, kepler.limb_dark.light_curve(jnp.asarray(u), b, r)
+
+    n, (b, r, flux) = _past_2_31(light_curve, "26 GB")
+    cpu = kepler.limb_dark.light_curve(*(jax.device_put(x, CPU) for x in (u, b, r)))
+    np.testing.assert_allclose(np.asarray(flux, np.float64), np.asarray(cpu, np.float64), rtol=0,
+                               atol=4 * np.finfo(np.float32).eps, err_msg=f"n={n}")
+
+
+def _past_2_31(compute, size):
+  """compute(i) for i = 0 .. 2**31 + 4098 under jit on the default device (the GPU).
+
+  Returns n and compute's outputs at the first, the middle (around 2**31)
+  and the last 1024 indices, on the host. Skips under the sanitizer, which
+  does not fit `size` in its time; the CPU smoke test uses 2**20 + 3.
+  """
+  if SANITIZER:
+    raise absltest.SkipTest(f"KEPLER_GPU_TEST_SANITIZER=1: {size} under memcheck does not fit its time")
+  n = (1 << 20) + 3 if ON_CPU else (1 << 31) + 4099
+  mid = n // 2 if ON_CPU else 1 << 31
+
+  @jax.jit
+  def run():
+    outs = compute(jnp.arange(n, dtype=jnp.int64))
+    return [jnp.concatenate([x[:1024], x[mid - 1024:mid + 1024], x[-1024:]]) for x in outs]
+
+  return n, jax.device_get(run())
 
 
 # The CUDA-graph run, in a fresh interpreter (XLA reads XLA_FLAGS once).

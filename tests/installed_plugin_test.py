@@ -1,7 +1,7 @@
 """kepler's CUDA plugin as installed from its wheel, on a machine without a GPU.
 
 Run where the plugin wheel is installed next to kepler-jax and jax
-(tools/wheel_legs.sh on x86-64, tools/arm64/test.sh on aarch64 under qemu);
+(tools/wheel_legs.py on x86-64, tools/arm64/test.sh on aarch64 under qemu);
 it fails, not skips, without the plugin. Without an NVIDIA driver:
 `import kepler` loads the plugin, CPU use is unaffected, jax refuses GPU use,
 and kepler.cuda_status() says that the driver is missing and which CUDA the

@@ -214,10 +214,11 @@ class AccuracyTest(parameterized.TestCase):
     # intensity is then non-negative and non-increasing toward the limb),
     # the unit laws u_n = 1 among them: all weight on (1 - mu)^6 has Green's
     # coefficients ~16 times the normalisation, which multiply the rounding
-    # of s_0 - pi and s_1 - 2 pi / 3 where the planet is large (the kernel
-    # no longer sums that basis for F there). Random points across the limb
-    # and inside the disk for r from 0.3 to 3, and the two worst of 1762
-    # random points for the paper's Lambda (7.0e-15 and 5.8e-15 with it).
+    # of s_0 - pi and s_1 - 2 pi / 3 where the planet is large, were F
+    # summed in that basis (the kernel takes F from the edge rules there).
+    # Random points across the limb and inside the disk for r from 0.3 to 3,
+    # and the two worst of 1762 random points for the paper's Lambda (7.0e-15
+    # and 5.8e-15 with it).
     rng = np.random.default_rng(50)
     laws = np.vstack([np.eye(6), rng.dirichlet(np.ones(7), 30)[:, :6]])
     r = np.exp(rng.uniform(np.log(0.3), np.log(3.0), 60))
@@ -330,10 +331,10 @@ class DerivativeTest(parameterized.TestCase):
     # dF/du where the planet blocks little: next to last contact (b = 1 + r
     # - d) and small planets inside the disk. dF/dg_0 and dF/dg_1 are
     # formed from the deficits s_k - s0_k (limb_dark.h, FluxGradientInU):
-    # from s_k and F they rounded to ulps of pi over the norm, 1e-16 to
-    # 2e-15 absolute whatever the size of dF/du (1e-8 relative for the
-    # quadratic law at r = 0.1, b = 1 + r - 1e-5, 3e-6 for POLY6 at r =
-    # 0.01, b = 1 + r - 1e-6). Now within 1e-10 relative plus 1e-18 (a
+    # formed from s_k and F they would round to ulps of pi over the norm,
+    # 1e-16 to 2e-15 absolute whatever the size of dF/du (1e-8 relative for
+    # the quadratic law at r = 0.1, b = 1 + r - 1e-5, 3e-6 for POLY6 at r =
+    # 0.01, b = 1 + r - 1e-6). Bound: 1e-10 relative plus 1e-18 (a
     # millionth of an ulp of the flux): next to contact the s_n of the
     # thin lens set 6e-9 relative at r = 0.01, b = 1 + r - 1e-6, 4e-19
     # absolute. Exact reference: F is a ratio of functions linear in u

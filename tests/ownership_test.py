@@ -4,7 +4,7 @@ Each case writes a folder as pip leaves it (a `kepler/` package and the
 .dist-info folders of the distributions installed there) for every subset of
 the distributions that also install a top-level `kepler`, and checks which of
 them `check()` names, the repair it prints, and the start-up hook in a fresh
-interpreter. tools/wheel_legs.sh (the `clash` leg) does the same with the real
+interpreter. tools/wheel_legs.py (the `clash` leg) does the same with the real
 distributions installed by pip.
 """
 

@@ -5,7 +5,7 @@
 - A jax or jaxlib outside [JAX_MIN, JAX_BELOW) makes `import kepler` raise
   ImportError naming the found and the supported versions, before anything is
   registered with XLA, and JAX keeps working in that process. (CI also checks
-  this against a real older jax: tools/wheel_legs.sh.)
+  this against a real older jax: tools/wheel_legs.py.)
 """
 
 import os
@@ -50,7 +50,7 @@ class VersionRangeTest(parameterized.TestCase):
       ("0.5.3", False), ("0.6.0", True), ("0.12.0.1", True), ("0.12.9", True),
       ("0.13.0", False), ("0.13.0.dev20261101", False), ("1.0.0", False))
   def test_supported(self, version, expected):
-    # Against the range as written in _version.py today (0.6.0 .. < 0.13).
+    # The cases assume the range in _version.py is 0.6.0 .. < 0.13.
     self.assertEqual(_version.JAX_MIN, "0.6.0")
     self.assertEqual(_version.JAX_BELOW, "0.13")
     self.assertEqual(_jax_check.supported(version), expected)
@@ -83,7 +83,7 @@ class VersionRangeTest(parameterized.TestCase):
         # Nothing was registered: the FFI target is unknown to XLA.
         out = jax.ShapeDtypeStruct((2,), jnp.float32)
         try:
-          jax.ffi.ffi_call("kepler_solve", (out, out))(jnp.ones(2), jnp.ones(2), true_anomaly=False)
+          jax.ffi.ffi_call("kepler_jax_kepler_solve", (out, out))(jnp.ones(2), jnp.ones(2), true_anomaly=False)
           print("TARGET-REGISTERED")
         except Exception as e:
           print("TARGET-UNKNOWN")

@@ -15,10 +15,10 @@ tests/ with no kepler/ next to it: `import kepler` finds the installed wheel.
 Steps, each bounded by a timeout:
   env            the machine: GPU, driver, nvcc, jax (env.txt)
   install        the wheels
-  tests          every file of GPU_TESTS (tests/gpu_tests.bzl) with
-                 JAX_PLATFORMS=cuda, with KEPLER_TEST_X64=1 and =0 (NAME_x64off)
-                 for the files that read it (gpu_test sets x64 itself: once),
-                 all at the same time, and alongside them
+  tests          every file tests/test_table.bzl runs on "gpu", with
+                 JAX_PLATFORMS=cuda, once per KEPLER_TEST_X64 value of its row
+                 (NAME, NAME_x64off), all at the same time, by
+                 tools/wheel_tests.py (JUnit XML), and alongside them
   memcheck       tests/gpu_test.py's SANITIZER_CLASSES under compute-sanitizer
                  --tool memcheck (KEPLER_GPU_TEST_SANITIZER=1)
   gpu_benchmark  benchmarks/gpu_benchmark.py, alone on the GPU
@@ -46,7 +46,6 @@ Environment:
 """
 
 import ast
-import concurrent.futures
 import glob
 import hashlib
 import os
@@ -54,11 +53,13 @@ import pathlib
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tarfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wheel_tests  # pylint: disable=wrong-import-position
 
 PY = os.environ.get("KEPLER_CHECK_PYTHON", "python3")
 SMOKE = os.environ.get("KEPLER_CHECK_PLATFORM", "cuda") == "cpu"
@@ -96,14 +97,7 @@ def record(step, status, details=(), last=False):
 
 def run(cmd, log, timeout, **kwargs):
   """Runs cmd, its output in LOGS/log: its exit status, 124 when it ran past timeout."""
-  with open(f"{LOGS}/{log}", "w") as f:
-    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, start_new_session=True, **kwargs)
-    try:
-      return proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-      os.killpg(proc.pid, signal.SIGKILL)
-      proc.wait()
-      return 124
+  return wheel_tests.call(cmd, f"{LOGS}/{log}", timeout, **kwargs)
 
 
 def output(*cmd):
@@ -118,17 +112,13 @@ def read(path):
     return f.read()
 
 
-def finish(step, status, log, timeout, prefix="", ok=True):
-  """Records a test run: its counts and verdict, and the names of failed tests."""
-  text = read(f"{LOGS}/{log}")
-  ran = (re.findall(r"Ran \d+ tests? in [\d.]+s", text) or ["no test count"])[-1]
-  verdict = (re.findall(r"^(?:OK|FAILED)(?: \(.*\))?$", text, re.M) or ["no verdict"])[-1]
-  if status == 0 and ok:
-    return record(step, f"ok ({prefix}{ran}; {verdict})")
-  why = f"TIMED OUT after {timeout} s" if status == 124 else f"exit {status}"
-  print(text[-4000:], file=sys.stderr)
-  names = ["    " + n for n in re.findall(r"^(?:FAIL|ERROR): .*$", text, re.M)[:20]]
-  return record(step, f"FAILED ({why}; {prefix}{ran}; {verdict}; see logs/{log})", names)
+def finish(test, extra=""):
+  """Records a test run of tools/wheel_tests.py: its counts and verdict, the failed tests' names."""
+  if test.ok and not extra.startswith("FAILED"):
+    return record(test.label, f"ok ({extra}{test.line()})")
+  print(read(test.log)[-4000:], file=sys.stderr)
+  names = ["    " + n for n in test.failed_tests[:20]]
+  return record(test.label, f"FAILED ({extra}{test.line()}; see logs/{os.path.basename(test.log)})", names)
 
 
 def cuda_extra():
@@ -138,7 +128,7 @@ def cuda_extra():
 
 
 def main():
-  if not os.path.isfile("tests/gpu_tests.bzl"):
+  if not os.path.isfile("tests/test_table.bzl"):
     sys.exit("gpu_check: run it from the repository root")
   if SMOKE:
     print("gpu_check: KEPLER_CHECK_PLATFORM=cpu: a SMOKE TEST, NOT a GPU check", file=sys.stderr)
@@ -178,12 +168,16 @@ def main():
   print("\n".join(env), file=sys.stderr)
 
   # install: the wheels, and those in .whl/ into a second folder.
-  pip = [PY, "-m", "pip", "install", "--no-deps", "--no-index", "--no-compile", "--target"]
-  if run(pip + [SITE] + wheels, "install.log", 300) != 0:
+  try:
+    wheel_tests.install_target(PY, SITE, wheels, f"{LOGS}/install.log")
+  except RuntimeError:
     record("install", "FAILED (see logs/install.log)", last=True)
     sys.exit(1)
   extra = [os.path.abspath(w) for w in sorted(glob.glob(".whl/*.whl"))]
-  if extra and run(pip + [EXTRA] + extra, "install_extra.log", 300) != 0:
+  try:
+    if extra:
+      wheel_tests.install_target(PY, EXTRA, extra, f"{LOGS}/install_extra.log")
+  except RuntimeError:
     shutil.rmtree(EXTRA, ignore_errors=True)
     notes.append("the wheels in .whl/ did not install (logs/install_extra.log): no jaxoplanet")
   record("install", f"ok ({' '.join(map(os.path.basename, wheels))}; {len(extra)} from .whl/)")
@@ -191,19 +185,13 @@ def main():
   path = [SITE, *[EXTRA] * os.path.isdir(EXTRA), *filter(None, os.environ.get("PYTHONPATH", "").split(":"))]
   base = dict(os.environ, PYTHONPATH=":".join(path), KEPLER_SITE=SITE, PYTHONUNBUFFERED="1",
               XLA_PYTHON_CLIENT_PREALLOCATE="false")  # several JAX processes share the GPU
-  os.makedirs(f"{TEST_ROOT}/tests")
-  for name in glob.glob("tests/*.py"):
-    shutil.copy(name, f"{TEST_ROOT}/tests")
+  wheel_tests.copy_tests(TEST_ROOT)
 
-  # tests and memcheck, at the same time: (step, command, environment, timeout).
-  jobs, namespace = [], {}
-  exec(read("tests/gpu_tests.bzl"), namespace)  # pylint: disable=exec-used
-  for test in [] if knob("KEPLER_SKIP_TESTS") else namespace["GPU_TESTS"]:
-    reads_x64 = re.search(r"^from tests import x64_mode", read(f"tests/{test}.py"), re.M)
-    for suffix, x64 in [("", "1"), ("_x64off", "0")][:2 if reads_x64 else 1]:
-      jobs.append((test + suffix, [PY, "-m", f"tests.{test}", f"--xml_output_file={LOGS}/{test}{suffix}.xml"],
-                   dict(JAX_PLATFORMS=PLATFORM, KEPLER_TEST_X64=x64,
-                        KEPLER_GPU_TEST_ON_CPU="1" if SMOKE and test == "gpu_test" else "0"), 270))
+  # tests and memcheck, at the same time.
+  runs = [] if knob("KEPLER_SKIP_TESTS") else wheel_tests.select(wheel_tests.load_table(), "gpu")
+  for test in runs:
+    test.timeout = 270
+    test.env = dict(JAX_PLATFORMS=PLATFORM, KEPLER_GPU_TEST_ON_CPU="1" if SMOKE and test.name == "gpu_test" else "0")
   if knob("KEPLER_SKIP_TESTS"):
     record("tests", "skipped (KEPLER_SKIP_TESTS=1)")
   if knob("KEPLER_SKIP_SANITIZER") or SMOKE or not shutil.which("compute-sanitizer"):
@@ -218,23 +206,17 @@ def main():
     classes = next(ast.literal_eval(n.value) for n in ast.parse(read("tests/gpu_test.py")).body
                    if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "SANITIZER_CLASSES")
     # The platform allocator: one cudaMalloc per buffer, so that an overrun leaves its allocation.
-    jobs.append(("memcheck", san + [PY, "-m", "tests.gpu_test", f"--xml_output_file={LOGS}/memcheck.xml",
-                                    *classes],
-                 dict(JAX_PLATFORMS="cuda", KEPLER_GPU_TEST_SANITIZER="1",
-                      XLA_PYTHON_CLIENT_ALLOCATOR="platform"), 240))
-
-  def start(job):
-    step, cmd, env, timeout = job
-    return run(cmd, f"{step}.log", timeout, env=dict(base, **env), cwd=TEST_ROOT)
-
-  with concurrent.futures.ThreadPoolExecutor(max_workers=2 if SMOKE else max(1, len(jobs))) as pool:
-    for (step, _, _, timeout), status in zip(jobs, pool.map(start, jobs)):
-      if step != "memcheck":
-        finish(step, status, f"{step}.log", timeout)
-        continue
-      summary = re.findall(r"ERROR SUMMARY: \d+ errors?", read(f"{LOGS}/memcheck.log")) or ["no ERROR SUMMARY"]
-      finish(step, status, "memcheck.log", timeout, f"{summary[-1]}; the sanitizer subset: ",
-             ok=summary[-1] == "ERROR SUMMARY: 0 errors")
+    runs.append(wheel_tests.Run("gpu_test", "1", tuple(classes), label="memcheck", prefix=tuple(san), timeout=240,
+                                env=dict(JAX_PLATFORMS="cuda", KEPLER_GPU_TEST_SANITIZER="1",
+                                         XLA_PYTHON_CLIENT_ALLOCATOR="platform")))
+  wheel_tests.run_tests(runs, PY, TEST_ROOT, LOGS, env=base, jobs=2 if SMOKE else len(runs), quiet=True)
+  for test in runs:
+    if test.label != "memcheck":
+      finish(test)
+      continue
+    summary = re.findall(r"ERROR SUMMARY: \d+ errors?", read(test.log)) or ["no ERROR SUMMARY"]
+    verdict = "" if summary[-1] == "ERROR SUMMARY: 0 errors" else "FAILED: "
+    finish(test, f"{verdict}{summary[-1]}; the sanitizer subset: ")
   if os.path.isfile(f"{LOGS}/gpu_test.log"):  # what gpu_test only reports (CUDA graphs, subnormal e)
     notes.extend(l[:1500] for l in read(f"{LOGS}/gpu_test.log").splitlines() if l.startswith("gpu_test: "))
 

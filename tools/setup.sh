@@ -32,7 +32,10 @@ bazel_python() {
 # AARCH64_PYTHONS, aarch64 Linux (cross-compiled), and for those of
 # CUDA_PLUGIN_PYTHONS the CUDA plugin for the same architectures (the pinned
 # toolkit, third_party/cuda). SID_PYTHONS run only in the sid root
-# (tools/sid/run): sid's glibc is newer than the host's.
+# (tools/sid/run; tools/sid/make-root.sh installs them, reading SID_PYTHONS's
+# line, so keep it one line in double quotes): sid's glibc is newer than the
+# host's. The docs name these lists rather than repeat them; the README's
+# wheel table states them once.
 HOST_PYTHONS="3.11 3.12 3.13"
 SID_PYTHONS="3.14 3.15"
 AARCH64_PYTHONS="3.11 3.12 3.13 3.14 3.15"

@@ -3,7 +3,7 @@
 # test //...` for the default Python (Bazel 4.2.3, WORKSPACE) and for Bazel
 # 7.7.1 (bzlmod); for every Python of the release, its wheels built by
 # tools/build_wheels.sh and the Python tests run against them in fresh
-# virtualenvs next to a pip-installed jax (3.14 and 3.15 in the sid root);
+# virtualenvs next to a pip-installed jax (SID_PYTHONS in the sid root);
 # the aarch64 build under qemu (tools/arm64/test.sh);
 # every C++ test under AddressSanitizer and UndefinedBehaviorSanitizer;
 # the CUDA build (compile only), the old-glibc run, the embedding workspace,
@@ -24,8 +24,17 @@ jax_min=$(sed -n 's/^JAX_MIN = "\(.*\)"$/\1/p' kepler/_version.py)
 newest() { sed -n 's/^jax==\([^ ]*\) .*/\1/p' "tools/requirements/requirements_lock_${1/./_}.txt"; }
 jax_below_min=0.5.3  # the last jax release before JAX_MIN
 py=$DEFAULT_PYTHON
-host_wheel_legs=${KEPLER_WHEEL_LEGS:-"$py:$jax_min $py:$(newest $py) 3.13:$(newest 3.13) 3.11:$(newest 3.11) $py:$jax_below_min:refused $py:$(newest $py):clash"}
-sid_wheel_legs=${KEPLER_SID_WHEEL_LEGS:-"3.14:$(newest 3.14) 3.15:$(newest 3.15)"}
+# The default Python with the floor and the newest jax, below the floor
+# (refused) and beside the clashing distributions; every other Python of the
+# release (tools/setup.sh) with its newest jax.
+default_legs="$py:$jax_min $py:$(newest $py) $py:$jax_below_min:refused $py:$(newest $py):clash"
+for other in $HOST_PYTHONS; do
+  [ "$other" = "$py" ] || default_legs+=" $other:$(newest "$other")"
+done
+sid_legs=""
+for other in $SID_PYTHONS; do sid_legs+="${sid_legs:+ }$other:$(newest "$other")"; done
+host_wheel_legs=${KEPLER_WHEEL_LEGS:-$default_legs}
+sid_wheel_legs=${KEPLER_SID_WHEEL_LEGS:-$sid_legs}
 
 logs=$(mktemp -d /tmp/kepler_test_all.XXXXXX)
 dist="$logs/dist"
@@ -88,9 +97,9 @@ leg "sanitizers: every C++ test under ASan + UBSan (handlers driven on adversari
 leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
 leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
   bash tools/build_wheels.sh "$dist"
-leg "wheels in fresh virtualenvs: $host_wheel_legs" tools/wheel_legs.sh "$dist" $host_wheel_legs
+leg "wheels in fresh virtualenvs: $host_wheel_legs" python3 tools/wheel_legs.py "$dist" $host_wheel_legs
 leg "wheels in fresh virtualenvs in the sid root: $sid_wheel_legs" \
-  env SID_BINDS="$dist" tools/sid/run bash tools/wheel_legs.sh "$dist" $sid_wheel_legs
+  env SID_BINDS="$dist" tools/sid/run python3 tools/wheel_legs.py "$dist" $sid_wheel_legs
 leg "aarch64 under qemu: C++ tests with SVE on and off, the cp313 wheel next to jax" \
   bash tools/arm64/test.sh "$dist"
 leg "old glibc: the hermetic build runs in Debian bullseye (glibc 2.31)" old_glibc_leg

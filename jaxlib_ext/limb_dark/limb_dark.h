@@ -4,7 +4,12 @@
 // arXiv:1908.03222 (section numbers below are that paper's).
 //
 // Header-only; usable from host C++17 and from CUDA device code. Computes in
-// double whatever the input dtype (the handlers round the results).
+// double whatever the input dtype (the handlers round the results). The
+// device path (JAXEXT_DEVICE_PATH, jaxlib_ext/host_device.h: nvcc's device
+// pass, or a host compilation that tests it) differs from the host's only in
+// calling the C math functions of the global namespace (CUDA's on the
+// device) instead of std::'s; LightCurveElement is the CUDA kernel's
+// per-element body.
 //
 // A star of unit radius with intensity I(mu) = 1 - sum_{n=1}^N u_n (1-mu)^n
 // is occulted by a disk of radius r at projected separation b >= 0. The
@@ -22,9 +27,11 @@
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_H_
 
+#include <cstdint>
+
 #include "jaxlib_ext/host_device.h"
 
-#if !defined(__CUDACC__)
+#if !JAXEXT_DEVICE_PATH
 #include <cmath>
 #endif
 
@@ -46,8 +53,11 @@ constexpr double kPi = 3.14159265358979323846;
 
 namespace detail {
 
-#if defined(__CUDACC__)
-#define LIMB_DARK_STD(f) f
+// The device path calls the global C functions, which nvcc declares for
+// device code (host_device.h includes <math.h> for a host compiler that
+// runs that path); the host path, std::'s.
+#if JAXEXT_DEVICE_PATH
+#define LIMB_DARK_STD(f) ::f
 #else
 #define LIMB_DARK_STD(f) std::f
 #endif
@@ -643,7 +653,7 @@ constexpr double kCrossingRuleMaxK2 = 0.95;
 // crossing points with k^2 < 0.95 of benchmarks/accuracy_sweep.py,
 // simulated in double: within 6.7e-16 of mpmath for laws of up to six
 // coefficients from [-4, 4]^6 (those with a non-negative, non-increasing
-// intensity), where the Green's basis was 1.3e-14 off.
+// intensity); the Green's basis alone is up to 1.3e-14 off there.
 JAXEXT_HD double CrossingEdgeFlux(const Geometry& g, const double* q, int degree) {
   constexpr int kNodes = 32;
   // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
@@ -747,7 +757,7 @@ constexpr double kContactMinK = 1e-10;
 // within 1e-12 to 1e-3 of b = 1 - r, and random ones; b = 1e-9, r = 1 - 1e-9
 // among them), simulated in double: within 5.6e-16 of mpmath for laws of
 // six coefficients from [-4, 4]^6 and [-1, 1]^6 with a non-negative,
-// non-increasing intensity, where the Green's basis was up to 1.3e-14 off.
+// non-increasing intensity; the Green's basis alone is up to 1.3e-14 off there.
 JAXEXT_HD double ContactEdgeFlux(const Geometry& g, const double* q, int degree) {
   constexpr int kNodes = 32;
   // Gauss-Legendre on [0, 1]: nodes and weights.
@@ -1258,6 +1268,35 @@ JAXEXT_HD void FluxGradientInU(const double* ds, double value, double norm, int 
     dg[k] = (ds[k] - value * s0) / norm;
   }
   GreensTranspose(dg, order, du);
+}
+
+// Element i of a light curve, as the CUDA kernel computes it (one thread
+// per element, limb_dark_kernel.cu) and as tests/device_path_loops.cc runs
+// it on the host: the buffers of Params (limb_dark_kernel.h), u holding
+// `order` coefficients per group of group_size consecutive elements. Stores
+// flux[i] = F - 1 at (b[i], r[i]); d_db[i] and d_dr[i] unless d_db is null
+// (d_db and d_dr both null: the value alone); d_du[j][i] = dF/du_{j+1}, j <
+// order, unless d_du[0] is null (d_du holds kMaxOrder pointers). Forms its
+// row's Green's coefficients itself: at most kMaxOrder^2 flops, small next
+// to the point's own work.
+template <typename T>
+JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
+                                 std::int64_t group_size, std::int64_t i, T* flux,
+                                 T* d_db, T* d_dr, T* const* d_du) {
+  double g[kMaxOrder + 1], q[kMaxOrder + 2], ds[kMaxOrder + 1];
+  const double norm = GreensRow(u + (i / group_size) * order, order, g, q);
+  const Flux f = LightCurvePoint(static_cast<double>(b[i]), static_cast<double>(r[i]), g,
+                                 q, order, norm, ds);
+  flux[i] = static_cast<T>(f.value);
+  if (d_db) {  // null: the value alone
+    d_db[i] = static_cast<T>(f.d_db);
+    d_dr[i] = static_cast<T>(f.d_dr);
+  }
+  if (d_du[0]) {
+    double du[kMaxOrder];
+    FluxGradientInU(ds, f.value, norm, order, du);
+    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
+  }
 }
 
 #undef LIMB_DARK_STD

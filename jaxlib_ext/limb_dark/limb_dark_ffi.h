@@ -25,12 +25,12 @@ namespace limb_dark {
 // The prefix of the op's error messages.
 constexpr char kOp[] = "limb_dark";
 
-// The layout of one call: `groups` rows of u (order coefficients each), each
-// serving `group_size` consecutive elements of b and r; the optional
-// results' data (null where not asked for).
+// The layout of one call: rows of u (order coefficients each), each serving
+// `group_size` consecutive elements of b and r, n elements in all; the
+// optional results' data (null where not asked for).
 struct Layout {
   int order;
-  size_t groups, group_size, n;
+  size_t group_size, n;
   bool with_du;
   void* d_db;  // d_db and d_dr null: the value alone
   void* d_dr;
@@ -94,7 +94,6 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
     data[k] = buffer.untyped_data();
   }
   out->order = static_cast<int>(order);
-  out->groups = groups;
   out->n = b.element_count();
   out->group_size = groups ? out->n / groups : 0;
   out->with_du = extra == extra_with_du && order > 0;

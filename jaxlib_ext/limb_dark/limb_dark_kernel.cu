@@ -11,27 +11,15 @@ namespace kernel {
 constexpr int kBlockSize = 128;
 constexpr int64_t kMaxBlocks = (int64_t{1} << 31) - 1;
 
-// One thread per point (grid-stride beyond the grid's limit). Each thread
-// forms its row's Green's coefficients: at most kMaxOrder^2 flops, small
-// next to the point's own work.
+// One thread per point (grid-stride beyond the grid's limit), each running
+// LightCurveElement (limb_dark.h), which the host test of the device path
+// (tests/device_path_test.py) runs too.
 template <typename T>
 __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
        i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    double g[kMaxOrder + 1], q[kMaxOrder + 2], ds[kMaxOrder + 1];
-    const double norm = GreensRow(p.u + (i / p.group_size) * p.order, p.order, g, q);
-    const Flux f = LightCurvePoint(static_cast<double>(p.b[i]),
-                                   static_cast<double>(p.r[i]), g, q, p.order, norm, ds);
-    p.flux[i] = static_cast<T>(f.value);
-    if (p.d_db) {  // null: the value alone
-      p.d_db[i] = static_cast<T>(f.d_db);
-      p.d_dr[i] = static_cast<T>(f.d_dr);
-    }
-    if (p.d_du[0]) {
-      double du[kMaxOrder];
-      FluxGradientInU(ds, f.value, norm, p.order, du);
-      for (int j = 0; j < p.order; ++j) p.d_du[j][i] = static_cast<T>(du[j]);
-    }
+    LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                      p.d_du);
   }
 }
 

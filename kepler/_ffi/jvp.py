@@ -34,7 +34,7 @@ from jax.interpreters import partial_eval as pe
 from kepler._ffi import partition
 
 # Private: the current-trace context (to run `tangent` inside a partial
-# evaluation) has no public API across the supported range (0.6 to 0.12).
+# evaluation) has no public API across the supported range (kepler/_version.py).
 from jax._src import core as _core
 
 __all__ = ["register"]

@@ -47,7 +47,7 @@ from jax.extend.core import Primitive
 from jax.interpreters import mlir
 
 # Private modules, used where no public API exists across the supported
-# range (0.6 to 0.12): ShapedArray (to build the call's avals), and, in
+# range (kepler/_version.py): ShapedArray (to build the call's avals), and, in
 # _sharding_rule, the Shardy rule helpers of custom_partitioning.
 from jax._src import core as _core
 
@@ -55,20 +55,13 @@ __all__ = ["call", "register_target"]
 
 
 def register_target(name):
-  """Marks an FFI target (registered on every platform) as batch-partitionable.
-
-  Every supported jax has the function (the floor, 0.6.0, included); were it
-  missing, XLA would replicate the call: every device computing everything,
-  the results still right.
-  """
-  mark = getattr(jax.ffi, "register_ffi_target_as_batch_partitionable", None)
-  if mark is not None:
-    mark(name)
+  """Marks an FFI target (registered on every platform) as batch-partitionable."""
+  jax.ffi.register_ffi_target_as_batch_partitionable(name)
 
 
 def _varying(aval):
   """The manual mesh axes an aval varies over inside shard_map (jax 0.7 to
-  0.11: `vma`; 0.12: `manual_axis_type.varying`; before 0.7: none)."""
+  0.11: `vma`; 0.12: `manual_axis_type.varying`; 0.6: none)."""
   if hasattr(aval, "manual_axis_type"):
     return frozenset(aval.manual_axis_type.varying)
   return frozenset(getattr(aval, "vma", frozenset()))

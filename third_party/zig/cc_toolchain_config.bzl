@@ -3,9 +3,9 @@
 Bazel 4.2.3 fills in its legacy features (include paths, defines, PIC, the
 link's inputs and outputs, archiver flags, user copts and linkopts); this
 adds what differs from them: the tools, the builtin include directories of
-zig's clang, and the flags of the default Linux toolchain that the wheels
-were built with before (NDEBUG and section garbage collection in opt mode),
-plus fixed __DATE__/__TIME__ so that the binaries are reproducible.
+zig's clang, and the flags that Bazel's auto-configured Linux toolchain
+gives (NDEBUG and section garbage collection in opt mode), plus fixed
+__DATE__/__TIME__ so that the binaries are reproducible.
 """
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")

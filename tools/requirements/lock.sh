@@ -6,9 +6,10 @@
 #
 # uv (pinned below, installed into a throwaway virtualenv) resolves for a
 # Python version and platform without needing that interpreter, so the locks
-# of Pythons that run only in the sid root (3.14, 3.15) are made here too. The
-# platform is manylinux x86-64, the wheels' own (pip checks every hash at
-# install time: a lock must hold the hashes of the wheels that are installed).
+# of Pythons that run only in the sid root (SID_PYTHONS, tools/setup.sh) are
+# made here too. The platform is manylinux x86-64, the wheels' own (pip
+# checks every hash at install time: a lock must hold the hashes of the
+# wheels that are installed).
 set -euo pipefail
 cd "$(dirname "$0")"
 UV_VERSION=0.13.9

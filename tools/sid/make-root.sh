@@ -1,11 +1,27 @@
 #!/bin/bash
 # Builds an isolated Debian sid root for tools/sid/run: Bazel 7.7.1 (bzlmod) and the
-# Pythons that only sid packages (3.14 and 3.15, with pip from python3-pip, which
-# every python3.X of Debian shares). The host stays Debian 12: only mmdebstrap and
-# bubblewrap (its own packages) are installed on it. The comments say why each
-# step is there.
+# Pythons that only sid packages (SID_PYTHONS of tools/setup.sh, the release matrix,
+# with pip from python3-pip, which every python3.X of Debian shares). The host stays
+# Debian 12: only mmdebstrap and bubblewrap (its own packages) are installed on it.
+# The comments say why each step is there.
+#
+#   bash tools/sid/make-root.sh [ROOT [CUDA_DIR]]
+#
+# ROOT: default /tmp/sidroot. CUDA_DIR: the local CUDA toolkit tools/sid/run binds
+# into the root (step 4), or none (the default).
 set -euo pipefail
 ROOT=${1:-/tmp/sidroot}
+CUDA_DIR=${2:-none}
+here=$(cd "$(dirname "$0")" && pwd)
+SID_PYTHONS=$(sed -n 's/^SID_PYTHONS="\([^"]*\)".*/\1/p' "$here/../setup.sh")
+if [ -z "$SID_PYTHONS" ]; then
+  echo "make-root: no SID_PYTHONS=\"...\" line in $here/../setup.sh" >&2
+  exit 1
+fi
+pythons=""
+for v in $SID_PYTHONS; do
+  pythons+=",python$v-dev,python$v-venv,libpython$v-dev:arm64"
+done
 MIRROR="deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main"
 
 if ! command -v mmdebstrap >/dev/null || ! command -v bwrap >/dev/null; then
@@ -16,13 +32,12 @@ fi
 
 # 1) rootfs (~675 MB download, ~45 s, ~1.6 GB on disk)
 #    Check-Valid-Until=false: the mirror is a snapshot whose sid Release file is past Valid-Until.
-#    arm64 as a second architecture: the aarch64 headers of 3.14 and 3.15
+#    arm64 as a second architecture: the aarch64 headers of SID_PYTHONS
 #    (their pyconfig.h) for the cross-compiled aarch64 wheels.
 mmdebstrap --variant=apt --architectures=amd64,arm64 \
   --aptopt='Acquire::Check-Valid-Until "false"' \
   --aptopt='Apt::Install-Recommends "false"' \
-  --include=bazel-bootstrap,build-essential,python3,bazel-rules-shell,ca-certificates,python3-pip,\
-python3.14-dev,python3.14-venv,python3.15-dev,python3.15-venv,libpython3.14-dev:arm64,libpython3.15-dev:arm64 \
+  --include="bazel-bootstrap,build-essential,python3,bazel-rules-shell,ca-certificates,python3-pip$pythons" \
   sid "$ROOT" "$MIRROR"
 
 # 2) stub modules for bzlmod deps of @bazel_tools / rules_python that Debian does not package
@@ -67,17 +82,23 @@ common --repository_disable_download
 startup --host_jvm_args=-Xmx2g
 EOF
 
-# 4) CUDA 13.0 (bind-mounted from the host at run time) vs sid glibc 2.43: nvcc fails with
-#    "exception specification is incompatible ... rsqrt". Keep a patched copy of
-#    crt/math_functions.h in the rootfs; tools/sid/run bind-mounts it over the original.
-CU=/usr/local/cuda-13.0/targets/x86_64-linux/include/crt/math_functions.h
-if [ -f "$CU" ]; then
-  mkdir -p "$ROOT/usr/local/share/cuda-glibc-fix"
-  awk '{print} NR==130{print "#if __NV_GLIBC_PROVIDES_IEC_60559_FUNCS || (defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 42)))\n#define __NV_RSQRT_EXCEPTION_SPECIFIER __THROW\n#else\n#define __NV_RSQRT_EXCEPTION_SPECIFIER\n#endif"}' "$CU" \
-   | sed -E 's/^(extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ (double|float) +rsqrtf?\((double|float) x\));/\1 __NV_RSQRT_EXCEPTION_SPECIFIER;/' \
-   | sed -E 's/ __NV_RSQRT_EXCEPTION_SPECIFIER;;/ __NV_RSQRT_EXCEPTION_SPECIFIER;/' \
-   > "$ROOT/usr/local/share/cuda-glibc-fix/math_functions.h"
-  ln -sfn /usr/local/cuda-13.0 "$ROOT/usr/local/cuda"
+# 4) A local CUDA toolkit (CUDA_DIR, bind-mounted from the host at run time) vs sid's
+#    glibc (2.42 and newer declare rsqrt and rsqrtf): CUDA 13.0's nvcc fails with
+#    "exception specification is incompatible ... rsqrt". For a crt/math_functions.h
+#    that declares them bare (after its __NV_GLIBC_PROVIDES_IEC_60559_FUNCS block),
+#    keep a copy in the rootfs whose declarations carry glibc's exception specifier;
+#    tools/sid/run bind-mounts it over the original.
+CU=$CUDA_DIR/targets/x86_64-linux/include/crt/math_functions.h
+if [ "$CUDA_DIR" != none ] && [ -f "$CU" ]; then
+  if grep -q 'define __NV_GLIBC_PROVIDES_IEC_60559_FUNCS' "$CU" &&
+     grep -Eq '^extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ (double|float) +rsqrtf?\((double|float) x\);' "$CU"; then
+    mkdir -p "$ROOT/usr/local/share/cuda-glibc-fix"
+    awk '{print} /define __NV_GLIBC_PROVIDES_IEC_60559_FUNCS/ && !seen {seen=1} seen==1 && /^#endif/ {print "#if __NV_GLIBC_PROVIDES_IEC_60559_FUNCS || (defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 42)))\n#define __NV_RSQRT_EXCEPTION_SPECIFIER __THROW\n#else\n#define __NV_RSQRT_EXCEPTION_SPECIFIER\n#endif"; seen=2}' "$CU" \
+     | sed -E 's/^(extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ (double|float) +rsqrtf?\((double|float) x\));/\1 __NV_RSQRT_EXCEPTION_SPECIFIER;/' \
+     | sed -E 's/ __NV_RSQRT_EXCEPTION_SPECIFIER;;/ __NV_RSQRT_EXCEPTION_SPECIFIER;/' \
+     > "$ROOT/usr/local/share/cuda-glibc-fix/math_functions.h"
+  fi
+  ln -sfn "$CUDA_DIR" "$ROOT/usr/local/cuda"
 fi
 bwrap --bind "$ROOT" / --dev /dev --proc /proc /bin/bash -c 'apt-get clean; rm -rf /var/lib/apt/lists/*'
 du -sh "$ROOT"
