@@ -41,6 +41,7 @@ Environment:
       CPU benchmark). It checks this file, and says nothing about a GPU.
   KEPLER_CHECK_PYTHON  the interpreter that installs and runs it all (default python3)
   KEPLER_SKIP_TESTS=1, KEPLER_SKIP_SANITIZER=1, KEPLER_SKIP_BENCH=1  skip those steps
+  KEPLER_CHECK_TESTS   the test files to run, e.g. gpu_test (default: every GPU file)
   KEPLER_BENCH_ARGS    more arguments of gpu_benchmark.py (e.g. "--quick")
   KEPLER_NCU=1         also profile the kernel with ncu (1-2 minutes more)
 """
@@ -189,6 +190,13 @@ def main():
 
   # tests and memcheck, at the same time.
   runs = [] if knob("KEPLER_SKIP_TESTS") else wheel_tests.select(wheel_tests.load_table(), "gpu")
+  only = [t for t in os.environ.get("KEPLER_CHECK_TESTS", "").split(",") if t]
+  if only:
+    unknown = set(only) - {t.name for t in runs}
+    if unknown:
+      record("setup", f"FAILED (KEPLER_CHECK_TESTS names no GPU test file: {sorted(unknown)})", last=True)
+      sys.exit(2)
+    runs = [t for t in runs if t.name in only]
   for test in runs:
     test.timeout = 270
     test.env = dict(JAX_PLATFORMS=PLATFORM, KEPLER_GPU_TEST_ON_CPU="1" if SMOKE and test.name == "gpu_test" else "0")

@@ -6,7 +6,8 @@
 # virtualenvs next to a pip-installed jax (SID_PYTHONS in the sid root);
 # the aarch64 build under qemu (tools/arm64/test.sh);
 # every C++ test under AddressSanitizer and UndefinedBehaviorSanitizer;
-# the CUDA build (compile only), the old-glibc run, the embedding workspace,
+# the CUDA build (compile only), the GPU check's dry run on the CPU, the
+# old-glibc run, the embedding workspace,
 # buildifier, and the byte-for-byte reproducibility of the wheels.
 #
 # Every leg runs even when an earlier one fails. The log ends with each leg's
@@ -86,6 +87,18 @@ cuda_leg() {
     tools/check_cuda_inputs.sh
 }
 
+gpu_check_leg() {  # tools/gpu_check.py end to end on the CPU, so that it cannot rot without a GPU
+  local venv="$logs/gpu_check_venv" lock="tools/requirements/requirements_lock_${DEFAULT_PYTHON/./_}.txt"
+  "$(bazel_python)" -m venv "$venv" &&
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      $(grep -E '^(jax|jaxlib|numpy|mpmath|absl-py)==' "$lock" | sed 's/ .*//') &&
+    # gpu_test only: the other GPU files run on the CPU in the wheel legs.
+    KEPLER_CHECK_PLATFORM=cpu KEPLER_CHECK_TESTS=gpu_test KEPLER_CHECK_PYTHON="$venv/bin/python" \
+      KEPLER_CHECK_OUT="$logs/gpu_check" python3 tools/gpu_check.py \
+      "$dist"/kepler_jax-*-cp${DEFAULT_PYTHON/./}-*_x86_64.whl \
+      "$dist"/kepler_jax_cuda*_plugin-*-cp${DEFAULT_PYTHON/./}-*_x86_64.whl
+}
+
 old_glibc_leg() {  # both wheels' modules
   HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON tools/old_glibc/run.sh /tmp/bullseye-root --config=cuda
 }
@@ -100,6 +113,8 @@ leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
 leg "wheels in fresh virtualenvs: $host_wheel_legs" python3 tools/wheel_legs.py "$dist" $host_wheel_legs
 leg "wheels in fresh virtualenvs in the sid root: $sid_wheel_legs" \
   env SID_BINDS="$dist" tools/sid/run python3 tools/wheel_legs.py "$dist" $sid_wheel_legs
+leg "GPU check, dry run on the CPU (tools/gpu_check.py, KEPLER_CHECK_PLATFORM=cpu): not a GPU result" \
+  gpu_check_leg
 leg "aarch64 under qemu: C++ tests with SVE on and off, the cp313 wheel next to jax" \
   bash tools/arm64/test.sh "$dist"
 leg "old glibc: the hermetic build runs in Debian bullseye (glibc 2.31)" old_glibc_leg
