@@ -1,10 +1,14 @@
-"""What the CPU and GPU benchmarks share: the inputs, the jnp Newton solver, the timer.
+"""What the benchmarks share: inputs, the jnp Newton solver, timers, workers, reports.
 
-benchmarks/cpu_benchmark.py and benchmarks/gpu_benchmark.py import this module
-as `bench_common` (their own folder is the first entry of sys.path, both when
-run as plain scripts and under `bazel run`). It imports neither jax nor the
-kepler package: the callers pass in the modules they have imported, after
-they have set up the environment (JAX_PLATFORMS, XLA_FLAGS, CPU affinity).
+The inputs (M, e), the jnp Newton solver, the timers, the RV model, the
+worker subprocess and the report's output. The five timing benchmarks
+(cpu_benchmark.py, limb_dark_benchmark.py, fit_benchmark.py,
+devices_benchmark.py and gpu_benchmark.py, all in benchmarks/) import this
+module as `bench_common` (their own folder is the first entry of sys.path,
+both when run as plain scripts and under `bazel run`). It imports neither jax
+nor the kepler package: the callers pass in the modules they have imported,
+after they have set up the environment (JAX_PLATFORMS, XLA_FLAGS, CPU
+affinity).
 """
 
 import os

@@ -4,7 +4,7 @@
 
 Prints one Markdown report: the machine, the versions, a table of ns per solve
 (float32 and float64; N = 1, 1e3, 1e6; one thread and all threads) with the
-ratio of each peer's time to ours, and the issue's targets marked met or
+ratio of each peer's time to ours, and the speed targets marked met or
 missed. See benchmarks/BENCHMARKS.md.
 
 XLA fixes its CPU threading when the backend starts, so this process runs one
@@ -37,7 +37,7 @@ MODE_TITLES = {"one": "one thread", "all": "all threads"}
 # jnp Newton solver and the timer are shared with gpu_benchmark.py: see
 # bench_common.py.
 
-# The targets.
+# The speed targets (docs/accuracy_and_speed.md, benchmarks/BENCHMARKS.md).
 TARGET_NS = {"float64": 10.0, "float32": 5.0}  # one thread, N = 1e6, solve
 TARGET_JVP_OVERHEAD = 0.20  # jax.jvp of solve vs solve, one thread, N = 1e6
 TARGET_DISPATCH = 1.2  # jit(solve) vs jit(jnp.sin), N = 1

@@ -57,7 +57,7 @@ DTYPES = ("float32", "float64")
 # Bytes moved per solve: M and e read, two outputs written.
 BYTES_PER_SOLVE = {"float32": 16, "float64": 32}
 
-# The targets.
+# The speed targets (benchmarks/BENCHMARKS.md).
 TARGET_FRACTION = 0.80  # kepler.solve at TARGET_N: >= 80% of the measured copy ceiling
 TARGET_N = 100_000_000
 SMALL_N = 10_000  # ours no slower than jaxoplanet
