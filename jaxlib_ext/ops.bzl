@@ -16,6 +16,8 @@ load("//jaxlib_ext/cpu:cpu_isa.bzl", "per_isa_cc_library")
 #   <Op>Cpu in the CPU module, <Op>Cuda in the CUDA plugin).
 # Read by ffi_targets_header (jaxlib_ext/ffi_targets.h, which the modules
 # register from) and by the modules' deps (op_libraries).
+# (Plain string literals only: tests/layout_test.py reads OPS and PREFIX as
+# Python literals.)
 OPS = [
     "kepler_solve",
     "limb_dark",
@@ -70,10 +72,13 @@ def ffi_targets_header(name, out):
         cmd = "cat > $@ <<'EOF'\n%s\nEOF" % "\n".join(lines),
     )
 
-def op_targets(cpu_loops_copts = []):
+def op_targets(deps = [], cpu_loops_copts = []):
     """The targets of an op's folder jaxlib_ext/<op>/, from its files' names.
 
-    Call it once in jaxlib_ext/<op>/BUILD.bazel, after
+    `deps`: what the op's math header includes beyond jaxlib_ext/host_device.h
+    (e.g. another op's math library, //jaxlib_ext/kepler_solve); every target
+    of the op reaches it through <op>. Call it once in
+    jaxlib_ext/<op>/BUILD.bazel, after
     package(default_visibility = ["//visibility:public"]); <op> is the
     folder's name.
       <op>                    the math, host and device (<op>.h);
@@ -103,7 +108,7 @@ def op_targets(cpu_loops_copts = []):
     native.cc_library(
         name = op,
         hdrs = [op + ".h"],
-        deps = [Label("//jaxlib_ext:host_device")],
+        deps = [Label("//jaxlib_ext:host_device")] + deps,
     )
     native.cc_library(
         name = op + "_ffi",

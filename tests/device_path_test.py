@@ -20,7 +20,7 @@ both outputs, and every other element is computed as usual.
 --variant picks the compilation (tests/BUILD.bazel):
   strict: -ffp-contract=off. Only the headers' explicit fma calls fuse: the
       rounding the source code spells out.
-  fused:  -mfma -ffp-contract=fast. the compiler may also contract any a * b + c into
+  fused:  -mfma -ffp-contract=fast. The compiler may also contract any a * b + c into
       an fma, as nvcc does on the device by default (--fmad=true).
 nvcc chooses its contractions itself, so neither variant rounds exactly as
 the GPU does; the bounds have to hold with none and with another compiler's
@@ -68,7 +68,7 @@ import numpy as np
 
 from tests import x64_mode  # sets jax_enable_x64 before JAX is used
 # Before kepler: of two pybind11 modules in one process, the first loaded
-# translates the C++ exceptions of both, and each links its own libstdc++,
+# translates the C++ exceptions of both, and each links its own C++ runtime,
 # so that the other's exceptions would reach Python as "Caught an unknown
 # exception!" (this module's ValueErrors are tested below).
 from tests import _device_path

@@ -521,7 +521,8 @@ class BadInputTest(parameterized.TestCase):
     self.assertTrue(np.isnan(g))
 
 
-# The kernels' launch shapes (jaxlib_ext/<op>/<op>_kernel.cu): Kepler's
+# The kernels' launch shapes (kBlockSize, kPerThread in
+# jaxlib_ext/<op>/<op>_kernel.cu): Kepler's
 # equation runs tiles of SOLVE_BLOCK threads x SOLVE_PER_THREAD elements, the
 # light curve blocks of LIGHT_CURVE_BLOCK threads with one point each, the
 # points of a law's group (vmap over u) contiguous; both loop over the grid
@@ -545,7 +546,8 @@ class SizeTest(parameterized.TestCase):
     # Every lane of a partial tile (k * SOLVE_BLOCK +- 1 past a tile), whole
     # and partial tiles, and a size that is none of these.
     sizes = [1, 2] + _edges(SOLVE_BLOCK, range(1, SOLVE_PER_THREAD + 1)) + _edges(tile, (2, 3))
-    sizes += [3 * tile + 300, 1_000_003]
+    if not SANITIZER:  # memcheck's time: the edges only
+      sizes += [3 * tile + 300, 1_000_003]
     for n in sizes:
       i = np.arange(n)
       m = (i % 2039).astype(dtype) * dtype(0.05) - dtype(51)
@@ -563,7 +565,7 @@ class SizeTest(parameterized.TestCase):
         lambda u, b, r: (kepler.limb_dark.light_curve(u, b, r),
                          jax.grad(lambda bb: jnp.sum(kepler.limb_dark.light_curve(u, bb, r)))(b)),
         in_axes=(0, None, None)))
-    for n in [1, 2] + _edges(LIGHT_CURVE_BLOCK) + [100_003]:
+    for n in [1, 2] + _edges(LIGHT_CURVE_BLOCK) + [100_003] * (not SANITIZER):
       i = np.arange(n)
       b = ((i % 1013) * 1.2 / 1013).astype(dtype)
       r = (0.02 + (i % 89) * 0.004).astype(dtype)
@@ -576,9 +578,10 @@ class SizeTest(parameterized.TestCase):
         self.assertEqual(g.devices(), {DEVICE})
         g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
-        scale = max(1.0, float(np.max(np.abs(w))))
-        atol = (1e-13 if dtype == np.float64 else 4 * np.finfo(np.float32).eps) * scale
-        np.testing.assert_allclose(g, w, rtol=0, atol=atol, err_msg=f"{name}, n={n}")
+        # LimbDarkTest's bounds: both compute in float64 inside the kernel.
+        tol = 1e-12 if dtype == np.float64 else 4 * np.finfo(np.float32).eps
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(w)))),
+                                   err_msg=f"{name}, n={n}")
 
   def _agree(self, op, dtype, m, e, got, want, what):
     m, e = np.asarray(m, np.float64), np.asarray(e, np.float64)

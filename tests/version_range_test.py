@@ -17,6 +17,7 @@ from absl import flags
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from kepler import _ffi
 from kepler import _jax_check
 from kepler import _version
 
@@ -83,7 +84,7 @@ class VersionRangeTest(parameterized.TestCase):
         # Nothing was registered: the FFI target is unknown to XLA.
         out = jax.ShapeDtypeStruct((2,), jnp.float32)
         try:
-          jax.ffi.ffi_call("kepler_jax_kepler_solve", (out, out))(jnp.ones(2), jnp.ones(2), true_anomaly=False)
+          jax.ffi.ffi_call("{_ffi.target('kepler_solve')}", (out, out))(jnp.ones(2), jnp.ones(2), true_anomaly=False)
           print("TARGET-REGISTERED")
         except Exception as e:
           print("TARGET-UNKNOWN")

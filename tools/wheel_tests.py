@@ -3,7 +3,8 @@
 
     python3 tools/wheel_tests.py --python PYTHON --wheel WHEEL [--wheel WHEEL]
         [--requirement REQ]... [--select wheel|arm64|gpu] [--platform cpu|cuda]
-        [--x64 1,0] [--target] [--launcher COMMAND] [--work DIR] [--jobs N]
+        [--x64 1,0] [--only FILE,...] [--target] [--pip-arg ARG] [--launcher COMMAND]
+        [--work DIR] [--jobs N] [--timeout SECONDS]
 
 Installs the wheels (kepler-jax, and its CUDA plugin where given) with the
 requirements (e.g. jax==0.6.0 jaxlib==0.6.0 and the pinned test packages) into
@@ -18,7 +19,9 @@ a summary. Exits 1 when a run fails (non-zero exit, a failure or error in
 its XML, or no XML at all), 2 when the set-up fails.
 
 --launcher prefixes every command that runs PYTHON or the virtualenv's
-interpreter (tools/arm64/test.sh: the arm64 root under qemu). The same
+interpreter (tools/arm64/test.sh: the arm64 root under qemu). In --work it
+leaves venv/ (the virtualenv) or site/ (the --target folder), run/ (the
+tests' copy, run/tests/) and logs/ (a log and a JUnit XML file per run). The same
 functions serve tools/wheel_legs.py and tools/gpu_check.py, which import this
 file.
 """
@@ -75,12 +78,14 @@ class Run:
   @property
   def ok(self):
     c = self.counts
-    return self.status == 0 and bool(c) and c["failures"] == 0 and c["errors"] == 0
+    return self.status == 0 and c.get("tests", 0) > 0 and c["failures"] == 0 and c["errors"] == 0
 
   def line(self):
     c = self.counts
     if not c:
       what = "no JUnit XML (the process died before writing it)"
+    elif not c["tests"]:
+      what = "no tests ran"
     else:
       what = (f"{c['tests']} tests, {c['failures']} failures, {c['errors']} errors, "
               f"{c['skipped']} skipped")
@@ -263,6 +268,8 @@ def main(argv=None):
     else:
       python = install_venv(args.python, os.path.join(work, "venv"), wheels, args.requirement,
                             launcher, args.pip_arg)
+      # Nothing but the virtualenv and the tests: no checkout on the path.
+      env.pop("PYTHONPATH", None)
   except (subprocess.CalledProcessError, RuntimeError, OSError) as err:
     print(f"wheel_tests: installing {[os.path.basename(w) for w in wheels]} failed: {err}", flush=True)
     return 2
@@ -281,6 +288,9 @@ def main(argv=None):
       print(f"wheel_tests: --only names files outside the selection {args.select!r}: {sorted(unknown)}")
       return 2
     runs = [r for r in runs if r.name in args.only.split(",")]
+  if not runs:
+    print(f"wheel_tests: the selection {args.select!r} (--x64 {args.x64}, --only {args.only}) is empty")
+    return 2
   for run in runs:
     run.timeout = args.timeout
   run_tests(runs, python, root, os.path.join(work, "logs"), env=env, launcher=launcher, jobs=args.jobs)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The aarch64 build, tested under emulation (tools/arm64/run: an arm64 Debian
 # root and qemu-aarch64; nothing changes on the host):
-#   1. the C++ tests of both ops' aarch64 loops (known values, every variant
-#      agreeing) and of their CPU handlers as XLA calls them, cross-compiled with --config=linux_aarch64, run on an
+#   1. the C++ tests of every op's aarch64 loops (every variant agreeing;
+#      Kepler's known values) and of its CPU handler as XLA calls it,
+#      cross-compiled with --config=linux_aarch64, run on an
 #      emulated CPU with SVE and on one without: every variant the CPU has is
 #      checked, SVE is skipped (not passed) without it;
 #   2. the cp313 aarch64 wheels from DIST (kepler-jax and its CUDA plugin) in
@@ -33,13 +34,16 @@ check() {  # check NAME COMMAND...: runs it, records a failure
 }
 
 # 1. C++ tests.
-targets=(
-  //jaxlib_ext/kepler_solve:kepler_solve_known_values_test
-  //jaxlib_ext/kepler_solve:kepler_solve_cpu_isa_test
-  //jaxlib_ext/limb_dark:limb_dark_cpu_isa_test
-  //jaxlib_ext/kepler_solve:kepler_solve_cpu_handler_test
-  //jaxlib_ext/limb_dark:limb_dark_cpu_handler_test
-)
+# Every op's CPU-variant and handler tests (op_targets in jaxlib_ext/ops.bzl),
+# for each op of OPS, and the known-values test of Kepler's equation.
+ops=$(python3 -c 'import ast
+for n in ast.parse(open("jaxlib_ext/ops.bzl").read()).body:
+  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "OPS":
+    print(" ".join(ast.literal_eval(n.value)))')
+targets=(//jaxlib_ext/kepler_solve:kepler_solve_known_values_test)
+for op in $ops; do
+  targets+=("//jaxlib_ext/$op:${op}_cpu_isa_test" "//jaxlib_ext/$op:${op}_cpu_handler_test")
+done
 bazel build --config=linux_aarch64 "${targets[@]}"
 bin=$(bazel info --config=linux_aarch64 bazel-bin 2>/dev/null)
 for target in "${targets[@]}"; do
@@ -83,7 +87,8 @@ for pin in $(grep -E '^(jax|jaxlib|numpy|scipy|ml-dtypes|opt-einsum|mpmath|absl-
 check "tests/test_table.bzl's arm64 selection (SVE)" python3 tools/wheel_tests.py "${args[@]}" \
   --launcher "env QEMU_CPU=$with_sve ARM64_BINDS=$work $(pwd)/tools/arm64/run"
 py=(env PYTHONPATH="$work/w/run" JAX_PLATFORMS=cpu "${run[@]}" "$work/w/venv/bin/python")
-cd "$work/w/run"
+# (tools/wheel_tests.py's --work layout: venv/ and the tests' copy in run/.)
+cd "$work/w/run" || { echo "--- arm64: FAILED: no installed wheel to check"; rm -rf "$work"; exit 1; }
 check "the variant chosen with SVE is sve" env QEMU_CPU="$with_sve" "${py[@]}" -c \
   "from kepler._lib import _kepler_cpu as m; import sys; print(m.cpu_isa()); sys.exit(m.cpu_isa() != 'sve')"
 check "the variant chosen without SVE is neon, and a solve agrees" env QEMU_CPU="$without_sve" "${py[@]}" -c \
