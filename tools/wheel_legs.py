@@ -154,14 +154,13 @@ def run_leg(wheel_dir, leg):
               *[a for r in jax + wheel_tests.pinned(lock, TEST_PACKAGES) for a in ("--requirement", r)],
               "--work", work]
       return wheel_tests.main(args) == 0
-    subprocess.run([python, "-m", "venv", venv], check=True)
-    python = os.path.join(venv, "bin", "python")
     if mode == "refused":
-      if not (pip(python, "install", *jax) and pip(python, "install", "--no-deps", wheel)):
+      python = wheel_tests.install_venv(python, venv, [], jax)
+      if not pip(python, "install", "--no-deps", wheel):
         return False
       return subprocess.run([python, "-c", REFUSED_CHECK], cwd=work).returncode == 0
     if mode == "clash":
-      return pip(python, "install", wheel, *jax) and clash_leg(python, wheel)
+      return clash_leg(wheel_tests.install_venv(python, venv, [wheel], jax), wheel)
     print(f"unknown mode {mode!r} (tests, refused, clash)")
     return False
 
