@@ -25,12 +25,12 @@ regions and the special points are the tests' (tests/limb_dark_laws.py).
   bazel run //benchmarks:accuracy_sweep -- [--quick] [--points N] [--cache FILE]
 """
 
-import argparse
-import datetime
 import json
 import multiprocessing
 import os
 import sys
+
+import bench_common
 
 SPECIAL_RADII = (1e-3, 0.01, 0.1, 0.5, 1 - 1e-9, 1.0, 1 + 1e-9, 1.5, 3.0)
 OFFSETS = (0.0, 1e-12, -1e-12, 1e-9, -1e-9, 1e-6, -1e-6, 1e-3, -1e-3)
@@ -95,59 +95,60 @@ def law_families(np, count):
   return families
 
 
-def main():
-  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--quick", action="store_true",
-                      help="60 random points, 10 laws a family (a smoke run)")
-  parser.add_argument("--points", type=int, default=None,
-                      help="random points besides the special ones (default 400; quick: 60)")
-  parser.add_argument("--laws", type=int, default=None, help="drawn laws a family (default 60; quick: 10)")
-  parser.add_argument("--cache", help="JSON file keeping the reference's terms between runs")
-  parser.add_argument("--output", help="also write the report to this file")
-  args = parser.parse_args()
+def measure(args):
+  """The worst error of each law family, as plain data for `report`."""
   n_random = args.points if args.points is not None else (60 if args.quick else 400)
   n_laws = args.laws if args.laws is not None else (10 if args.quick else 60)
   if n_random < 0 or n_laws < 1:
-    parser.error("--points must be >= 0 and --laws >= 1")
+    sys.exit("accuracy_sweep: --points must be >= 0 and --laws >= 1")
+  jax, jnp, np = bench_common.import_jax()
+  import kepler  # pylint: disable=g-import-not-at-top
+  from kepler import limb_dark  # pylint: disable=g-import-not-at-top
+  from tests import limb_dark_reference as ref  # pylint: disable=g-import-not-at-top
+  import mpmath as mp  # pylint: disable=g-import-not-at-top
 
-  import jax
-
-  jax.config.update("jax_enable_x64", True)
-  import jax.numpy as jnp
-  import numpy as np
-
-  import kepler
-  from kepler import limb_dark
-  from tests import limb_dark_reference as ref
-  import mpmath as mp
-
-  started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+  data = {"started": bench_common.now(), "kepler": kepler.__version__, "jax": jax.__version__,
+          "isa": os.environ.get("KEPLER_CPU_ISA", "the one picked at run time"),
+          "random": n_random, "families": []}
   points = special_points() + random_points(np, n_random)
+  data["points"] = len(points)
   terms = [[mp.mpf(x) for x in t] for t in reference_terms(points, args.cache)]
   b = jnp.asarray([p[0] for p in points])
   r = jnp.asarray([p[1] for p in points])
-  lines = [
-      "# kepler-jax light-curve accuracy sweep", "",
-      f"- date: {started}; kepler {kepler.__version__}, jax {jax.__version__}; "
-      f"CPU variant: {os.environ.get('KEPLER_CPU_ISA', 'the one picked at run time')}",
-      f"- {len(points)} points: {len(points) - n_random} on and next to the special points of "
-      f"r in {list(SPECIAL_RADII)}, {n_random} random (seed {SEED}); float64; error |F - F_ref|",
-      "", "| laws | count | worst | at (b, r) | law | pairs above the bound |", "|---|---|---|---|---|---|"]
   for name, laws in law_families(np, n_laws).items():
     print(f"checking {name} ...", file=sys.stderr, flush=True)
     bound = 1e-15 if laws.shape[1] <= 2 else 5e-15
     got = np.asarray(jax.vmap(lambda u: limb_dark.light_curve(u, b, r))(jnp.asarray(laws)))
-    want = np.array(ref.flux_minus_one_from_terms(terms, laws))
-    err = np.abs(got - want)
+    err = np.abs(got - np.array(ref.flux_minus_one_from_terms(terms, laws)))
     i, j = np.unravel_index(np.argmax(err), err.shape)
-    above = int((err > bound).sum())
-    lines.append(f"| {name} | {len(laws)} | {err[i, j]:.2e} | ({points[j][0]:.6g}, {points[j][1]:.6g}) "
-                 f"| {np.round(laws[i], 3).tolist()} | {above} of {err.size} (bound {bound:g}) |")
-  report = "\n".join(lines)
-  print(report)
-  if args.output:
-    with open(args.output, "w") as f:
-      f.write(report + "\n")
+    data["families"].append({
+        "name": name, "count": len(laws), "worst": float(err[i, j]), "at": points[j],
+        "law": np.round(laws[i], 3).tolist(), "above": int((err > bound).sum()),
+        "pairs": int(err.size), "bound": bound})
+  return data
+
+
+def report(data):
+  out = bench_common.Report("kepler-jax light-curve accuracy sweep")
+  out.bullets([
+      f"date: {data['started']}; kepler {data['kepler']}, jax {data['jax']}; CPU variant: "
+      f"{data['isa']}",
+      f"{data['points']} points: {data['points'] - data['random']} on and next to the special "
+      f"points of r in {list(SPECIAL_RADII)}, {data['random']} random (seed {SEED}); float64; "
+      "error |F - F_ref|"])
+  out.table(["laws", "count", "worst", "at (b, r)", "law", "pairs above the bound"], [
+      [f["name"], f["count"], f"{f['worst']:.2e}", f"({f['at'][0]:.6g}, {f['at'][1]:.6g})",
+       f["law"], f"{f['above']} of {f['pairs']} (bound {f['bound']:g})"]
+      for f in data["families"]])
+  return out.text()
+
+
+def main():
+  bench_common.main(__doc__, measure, report, options=[
+      (["--points"], dict(type=int, help="random points besides the special ones (default 400; "
+                          "quick: 60)")),
+      (["--laws"], dict(type=int, help="drawn laws a family (default 60; quick: 10)")),
+      (["--cache"], dict(help="JSON file keeping the reference's terms between runs"))])
 
 
 if __name__ == "__main__":

@@ -9,92 +9,67 @@ inputs sharded over a 1-D mesh of 1 and of 2 host devices
 (--xla_cpu_multi_thread_eigen=false, the process pinned to as many cores as
 devices), with the speed-up of 2 devices over 1 and the target (>= 1.7x,
 kepler/_ffi/partition.py partitions each op elementwise). One worker subprocess
-per device count; needs a machine with 2 cores or more.
+per device count (bench_common.run_worker); needs a machine with 2 cores or more.
 """
-
-import argparse
-import datetime
-import json
-import os
-import platform
-import sys
 
 import bench_common
 
 N = 10_000_000
 DEVICE_COUNTS = (1, 2)
 TARGET = 1.7  # time on 1 device / time on 2 devices
+REPEATS = 5
 
 
-def _worker(devices, n):
-  cores = sorted(os.sched_getaffinity(0))
-  if len(cores) < devices:
-    sys.exit(f"devices_benchmark: {devices} devices need {devices} cores, {len(cores)} available")
-  os.sched_setaffinity(0, set(cores[:devices]))
-  os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                             f" --xla_force_host_platform_device_count={devices}"
-                             " --xla_cpu_multi_thread_eigen=false").strip()
-  os.environ.setdefault("JAX_PLATFORMS", "cpu")
-  import jax
+def measure_devices(devices, n):
+  """One device count, in a worker of its own: {"devices", "n", "times", ...}."""
+  threads = bench_common.cpu_worker(cpus=devices, host_devices=devices)
+  jax, _, np = bench_common.import_jax()
+  from jax.sharding import NamedSharding  # pylint: disable=g-import-not-at-top
+  from jax.sharding import PartitionSpec as P  # pylint: disable=g-import-not-at-top
 
-  jax.config.update("jax_enable_x64", True)
-  import numpy as np
-  from jax.sharding import NamedSharding
-  from jax.sharding import PartitionSpec as P
-
-  import kepler
-  from kepler import limb_dark
+  import kepler  # pylint: disable=g-import-not-at-top
+  from kepler import limb_dark  # pylint: disable=g-import-not-at-top
 
   mesh = jax.make_mesh((devices,), ("x",))
   sharding = NamedSharding(mesh, P("x"))
   m, e = bench_common.inputs(np, np.float64, n)
-  rng = np.random.default_rng(bench_common.SEED)
-  b, r = rng.uniform(0, 1.2, n), rng.uniform(0.01, 0.2, n)
+  b, r = bench_common.light_curve_inputs(np, n)
   ms, es, bs, rs = (jax.device_put(x, sharding) for x in (m, e, b, r))
-  u = jax.device_put(np.array([0.4, 0.26]), NamedSharding(mesh, P()))
-  timer = bench_common.Timer(jax, repeats=5, min_seconds=0.5)
+  u = jax.device_put(np.array(bench_common.LAWS["quadratic"]), NamedSharding(mesh, P()))
+  timer = bench_common.Timer(jax, repeats=REPEATS, min_seconds=0.5)
   times = timer({"solve": (jax.jit(kepler.solve), (ms, es)),
                  "light_curve": (jax.jit(limb_dark.light_curve), (u, bs, rs))})
-  return {"devices": devices, "n": n, "times": times, "jax": jax.__version__,
-          "cores": cores[:devices]}
+  return dict(threads, devices=devices, n=n, times=times, jax=jax.__version__)
 
 
-def _report(results, started):
-  by = {res["devices"]: res for res in results}
-  n = results[0]["n"]
-  lines = [
-      "# kepler-jax: 1 and 2 CPU devices", "",
-      f"- date: {started}; machine: {platform.processor() or platform.machine()}, "
-      f"{os.cpu_count()} cores; {platform.platform()}; Python {platform.python_version()}; "
-      f"jax {results[0]['jax']}",
-      f"- N = {n:,} elements, float64, sharded over a 1-D mesh; one thread per device; "
-      "min of 5 repeats. Target: 2 devices >= 1.7x faster than 1.", "",
-      "| op | 1 device (ns/element) | 2 devices (ns/element) | speed-up | target |",
-      "|---|---|---|---|---|",
-  ]
+def measure(args):
+  started, n = bench_common.now(), args.n or (1_000_000 if args.quick else N)
+  return {"started": started, "machine": bench_common.machine(), "results": [
+      bench_common.run_worker(__file__, {"devices": d, "n": n}, f"{d}-device")
+      for d in DEVICE_COUNTS]}
+
+
+def report(data):
+  by = {res["devices"]: res for res in data["results"]}
+  n = by[1]["n"]
+  out = bench_common.Report("kepler-jax: 1 and 2 CPU devices")
+  out.host(data["started"], data["machine"], extra=[
+      f"jax {by[1]['jax']}; worker CPUs: "
+      + ", ".join(f"{d} device(s) pinned to {r['pinned']}" for d, r in by.items()),
+      f"N = {n:,} elements, float64, sharded over a 1-D mesh; one thread per device; min of "
+      f"{REPEATS} repeats (bench_common.Timer). Target: 2 devices >= {TARGET}x faster than 1."])
+  rows = []
   for op in ("solve", "light_curve"):
     one, two = by[1]["times"][op]["min"], by[2]["times"][op]["min"]
-    speedup = one / two
-    lines.append(f"| {op} | {one * 1e9 / n:.2f} | {two * 1e9 / n:.2f} | {speedup:.2f}x | "
-                 f"{'met' if speedup >= TARGET else 'MISSED'} |")
-  return "\n".join(lines)
+    rows.append([op, f"{one * 1e9 / n:.2f}", f"{two * 1e9 / n:.2f}", f"{one / two:.2f}x",
+                 "met" if one / two >= TARGET else "MISSED"])
+  out.table(["op", "1 device (ns/element)", "2 devices (ns/element)", "speed-up", "target"], rows)
+  return out.text()
 
 
 def main():
-  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--n", type=int, default=N)
-  parser.add_argument("--output")
-  parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
-  parser.add_argument("--json", help=argparse.SUPPRESS)
-  args = parser.parse_args()
-  if args.worker:
-    with open(args.json, "w") as f:
-      json.dump(_worker(args.worker, args.n), f)
-    return
-  started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-  results = [bench_common.run_worker(__file__, ["--worker", str(d), "--n", str(args.n)],
-                                     f"{d}-device") for d in DEVICE_COUNTS]
-  bench_common.emit_report(_report(results, started), args.output)
+  bench_common.main(__doc__, measure, report, worker=measure_devices, options=[
+      (["--n"], dict(type=int, help=f"elements (default {N:,}; quick: 1e6)"))])
 
 
 if __name__ == "__main__":

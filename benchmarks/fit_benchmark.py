@@ -2,46 +2,19 @@
 
     HERMETIC_PYTHON_VERSION=3.12 bazel run //benchmarks:fit_benchmark [-- --quick]
 
-The model is examples/transit_rv_model.py's `predict` (the orbit from the
-true anomaly, the projected separation b(t), the quadratic light curve with
-u from Kipping's (q1, q2), the radial velocity), its chi-square under
-jax.value_and_grad in all 11 parameters, at N = 1e3 and 1e5 light-curve
-points (around four transits) and as many radial velocities, float64, one
-thread: a worker subprocess pinned to one CPU with XLA's intra-op pool off
-(the report prints the CPUs it saw). Besides the whole step, each op on the
-inputs the model gives it:
-
-- the light curve: the value of a weighted sum of its outputs against
-  jax.value_and_grad of that sum in b, r and u;
-- the true anomaly: its outputs (forward) against jax.jvp (tangents in M
-  and e), and the value of a weighted sum of (sin f, cos f) against
-  jax.value_and_grad of that sum in (M, e); and, for the JVP's extra
-  arrays, jnp functions of 2 and 4 arrays in and out (x + 1 each).
-
-Each case is compiled, warmed up and timed on its own (bench_common.Timer;
-interleaved with others, value-only calls ran 2x to 3x slower in the pinned
-worker, see BENCHMARKS.md), in two ways:
-
-- called alone: one jitted call from Python per evaluation. Its time
-  includes what jax and the runtime spend on every array in and out of a
-  top-level call (about 1 us each here), which an op inside a model never
-  pays: its inputs and outputs are buffers of the model's compiled program.
-- in a compiled loop: LOOP_CALLS evaluations inside one jitted
-  lax.fori_loop, as a fit runs them (numpyro's NUTS takes its leapfrog steps
-  inside a lax.while_loop; a step of a MAP fit is one call of the whole
-  model). Each evaluation's inputs depend on the previous one's outputs,
-  and every output is carried to the end, so XLA can neither hoist nor
-  drop any of the work.
-
-The targets (TARGETS) are judged on the ops as a fit runs them, in the
-compiled loop, and printed for both; each is marked met or missed.
+examples/transit_rv_model.py's `predict`, its chi-square under
+jax.value_and_grad in all 11 parameters, N = 1e3 and 1e5 light-curve points
+(around four transits) and as many radial velocities, float64, in a worker
+pinned to one CPU with XLA's intra-op pool off; and each op on the inputs
+the model gives it: the light curve's weighted sum against its value and
+gradient in (b, r, u); the true anomaly's outputs against jax.jvp, and its
+weighted sum against its value and gradient in (M, e); jnp functions of 2
+and 4 arrays in and out (x + 1 each) for what the JVP's extra arrays cost.
+Each case is timed alone (bench_common.Timer, interleave=False), called
+alone from Python and in a compiled loop (`_in_loop`, as a fit runs the op);
+the targets (TARGETS) are judged in the loop. See benchmarks/BENCHMARKS.md.
 """
 
-import argparse
-import datetime
-import json
-import os
-import platform
 import sys
 
 import bench_common
@@ -191,117 +164,93 @@ def _dispatch_floor(t):
   return (forward + _dispatch_extra(t)) / forward
 
 
-def _worker(quick):
-  os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-  os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
-                             + " --xla_cpu_multi_thread_eigen=false").strip()
-  os.environ.setdefault("JAX_PLATFORMS", "cpu")
-  import jax
-
-  jax.config.update("jax_enable_x64", True)
-  import jax.numpy as jnp
-  import numpy as np
-
-  import transit_rv_model as model
+def measure_worker(quick):
+  """In a worker pinned to one CPU: {"results": {N: {"times", "agreement", "size"}}, ...}."""
+  threads = bench_common.cpu_worker(cpus=1)
+  jax, jnp, np = bench_common.import_jax()
+  model = bench_common.example_model()
+  import kepler  # pylint: disable=g-import-not-at-top
 
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
   results = {}
   for n in (QUICK_SIZES if quick else SIZES):
     print(f"  N = {n:,}", file=sys.stderr, flush=True)
     cases, agreement = _cases(jax, jnp, np, model, n)
-    times = {}
-    for name, case in cases.items():
-      times.update(timer({name: case}))
+    times = timer(cases, interleave=False)
     for name in times:  # the loops' times, per evaluation
       if name.startswith("loop/"):
-        times[name] = {k: v / LOOP_CALLS[n] if k != "calls" else v for k, v in times[name].items()}
+        times[name] = {k: v / LOOP_CALLS[n] if k in ("min", "median", "max") else v
+                       for k, v in times[name].items()}
     # Per point: of the light curve (N) for the model and the light curve,
     # of the true anomaly's input (2N: light-curve and RV times) for it.
     size = {"model": n, "lc": n, "kepler": int(cases["kepler/ours/forward"][1][0].size)}
-    results[n] = {"times": times, "agreement": agreement, "size": size}
-  from importlib import metadata
-
-  import kepler
-  return {
-      "results": {str(n): r for n, r in results.items()},
-      "cpus_visible": len(os.sched_getaffinity(0)),
-      "xla_flags": os.environ["XLA_FLAGS"],
-      "versions": dict({p: metadata.version(p) for p in ("jax", "jaxlib", "jaxoplanet")},
-                       kepler=kepler.__version__),
-  }
+    results[str(n)] = {"times": times, "agreement": agreement, "size": size}
+  return dict(threads, results=results, versions=bench_common.versions(
+      ("jax", "jaxlib", "jaxoplanet"), kepler=kepler.__version__))
 
 
-def _report(res, started):
-  lines = [
-      "# kepler-jax fit benchmark", "",
-      f"- date: {started}; machine: {platform.processor() or platform.machine()}, "
-      f"{os.cpu_count()} cores; {platform.platform()}; Python {platform.python_version()}",
-      f"- worker: {res['cpus_visible']} CPU(s) visible (pinned); XLA_FLAGS=`{res['xla_flags']}`",
-      "- versions: " + ", ".join(f"{k} {v}" for k, v in res["versions"].items()),
-      "- float64; min of the repeats, each case timed on its own. ns per point: per "
-      "light-curve point for the model (N light-curve and N RV points) and the light "
-      "curve, per solve for the true anomaly (2N: every time of the model).", "",
-      "| N | what | ours | jaxoplanet (ratio jaxoplanet / ours) |", "|---|---|---|---|",
-  ]
+def measure(args):
+  started = bench_common.now()
+  return {"started": started, "machine": bench_common.machine(),
+          "result": bench_common.run_worker(__file__, {"quick": args.quick}, "one-thread")}
+
+
+def report(data):
+  res = data["result"]
+  out = bench_common.Report("kepler-jax fit benchmark")
+  out.host(data["started"], data["machine"], extra=[
+      f"worker: {res['cpus_visible']} CPU(s) visible (pinned to {res['pinned']}); "
+      f"XLA_FLAGS=`{res['xla_flags']}`",
+      "versions: " + ", ".join(f"{k} {v}" for k, v in res["versions"].items()),
+      "float64; min of the repeats, each case timed on its own (bench_common.Timer). ns per "
+      "point: per light-curve point for the model (N light-curve and N RV points) and the light "
+      "curve, per solve for the true anomaly (2N: every time of the model)."])
+  rows = []
   for n, r in res["results"].items():
-    t, n_int, size = r["times"], int(n), r["size"]
+    t, size = r["times"], r["size"]
     for what in ("model/{}/value", "model/{}/value_and_grad", "lc/{}/value",
                  "lc/{}/value_and_grad", "kepler/{}/forward", "kepler/{}/jvp",
                  "kepler/{}/value", "kepler/{}/value_and_grad"):
       ours, theirs = t[what.format("ours")]["min"], t[what.format("jaxoplanet")]["min"]
       label = what.format("op").replace("/op/", ": ").replace("lc:", "light curve:")
       per = size[what.split("/")[0]]
-      lines.append(f"| {n_int:,} | {label} | {ours * 1e9 / per:.1f} | "
-                   f"{theirs * 1e9 / per:.1f} ({theirs / ours:.2f}x) |")
-  lines += ["", "## Targets (ours)", "",
-            "Judged in a compiled loop (the op as a fit runs it: "
-            f"{', '.join(f'{LOOP_CALLS[int(n)]} evaluations at N = {int(n):,}' for n in res['results'])} "
-            "in one jitted lax.fori_loop, time per evaluation); called alone from Python "
-            "(one jitted call per evaluation, jax's cost per array in and out included) "
-            "for comparison. us per evaluation in parentheses.", "",
-            "| N | target | in a compiled loop | called alone | status |",
-            "|---|---|---|---|---|"]
+      rows.append([f"{int(n):,}", label, f"{ours * 1e9 / per:.1f}",
+                   f"{theirs * 1e9 / per:.1f} ({theirs / ours:.2f}x)"])
+  out.table(["N", "what", "ours", "jaxoplanet (ratio jaxoplanet / ours)"], rows)
+  out.section("Targets (ours)")
+  out.para("Judged in a compiled loop (the op as a fit runs it: "
+           + ", ".join(f"{LOOP_CALLS[int(n)]} evaluations at N = {int(n):,}" for n in res["results"])
+           + " in one jitted lax.fori_loop, time per evaluation); called alone from Python (one "
+           "jitted call per evaluation, jax's cost per array in and out included) for comparison. "
+           "us per evaluation in parentheses.")
+  rows = []
   for n, r in res["results"].items():
     t = r["times"]
     for case, reference, what, limit in TARGETS:
-
-      def ratio(prefix, case=case, reference=reference, t=t):
-        """(time(case) / time(reference), the table cell) for the cases named prefix + ..."""
+      cells = []
+      for prefix in ("loop/", ""):
         a, b = t[prefix + case]["min"], t[prefix + reference]["min"]
-        return a / b, f"{a / b:.2f}x ({a * 1e6:.1f} / {b * 1e6:.1f})"
-
-      (loop, loop_cell), (_, alone_cell) = ratio("loop/"), ratio("")
-      lines.append(f"| {int(n):,} | {what} <= {limit}x {reference.split('/')[-1]} | "
-                   f"{loop_cell} | {alone_cell} | {'met' if loop <= limit else 'MISSED'} |")
-  lines += ["", "Called alone, the true anomaly's jax.jvp minus its forward call, against "
-            "the same difference for jnp functions of 4 and 2 arrays in and out (x + 1 each: "
-            "what dispatching two more arrays costs, whatever the op), us per call: " +
-            "; ".join(
-                f"N = {int(n):,}: {1e6 * (t['kepler/ours/jvp']['min'] - t['kepler/ours/forward']['min']):.1f}"
-                f" against {1e6 * _dispatch_extra(t):.1f}"
-                f" (the forward call plus that: {_dispatch_floor(t):.2f}x the forward call)"
-                for n, t in ((n, r["times"]) for n, r in res["results"].items()))]
-  agree = [(int(n), r["agreement"]) for n, r in res["results"].items()]
-  lines += ["", "Agreement of the model on both ops (relative): " + "; ".join(
-      f"N = {n:,}: chi2 {a['chi2']:.1e}, gradient {a['gradient']:.1e}" for n, a in agree)]
-  return "\n".join(lines)
+        cells.append((a / b, f"{a / b:.2f}x ({a * 1e6:.1f} / {b * 1e6:.1f})"))
+      rows.append([f"{int(n):,}", f"{what} <= {limit}x {reference.split('/')[-1]}", cells[0][1],
+                   cells[1][1], "met" if cells[0][0] <= limit else "MISSED"])
+  out.table(["N", "target", "in a compiled loop", "called alone", "status"], rows)
+  out.para(
+      "Called alone, the true anomaly's jax.jvp minus its forward call, against the same "
+      "difference for jnp functions of 4 and 2 arrays in and out (x + 1 each: what dispatching "
+      "two more arrays costs, whatever the op), us per call: " + "; ".join(
+          f"N = {int(n):,}: "
+          f"{1e6 * (t['kepler/ours/jvp']['min'] - t['kepler/ours/forward']['min']):.1f}"
+          f" against {1e6 * _dispatch_extra(t):.1f}"
+          f" (the forward call plus that: {_dispatch_floor(t):.2f}x the forward call)"
+          for n, t in ((n, r["times"]) for n, r in res["results"].items())))
+  out.para("Agreement of the model on both ops (relative): " + "; ".join(
+      f"N = {int(n):,}: chi2 {r['agreement']['chi2']:.1e}, gradient {r['agreement']['gradient']:.1e}"
+      for n, r in res["results"].items()))
+  return out.text()
 
 
 def main():
-  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--quick", action="store_true", help=f"N = {QUICK_SIZES}, fewer repeats")
-  parser.add_argument("--output", help="also write the report to this file")
-  parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-  parser.add_argument("--json", help=argparse.SUPPRESS)
-  args = parser.parse_args()
-  if args.worker:
-    with open(args.json, "w") as f:
-      json.dump(_worker(args.quick), f)
-    return
-  started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-  result = bench_common.run_worker(__file__, ["--worker"] + (["--quick"] if args.quick else []),
-                                   "one-thread")
-  bench_common.emit_report(_report(result, started), args.output)
+  bench_common.main(__doc__, measure, report, worker=measure_worker)
 
 
 if __name__ == "__main__":

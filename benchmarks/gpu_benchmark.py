@@ -1,34 +1,23 @@
-"""GPU benchmark of kepler.solve and kepler.true_anomaly against jaxoplanet, jnp and a copy.
+"""GPU benchmark of kepler's ops against jaxoplanet, jnp and a device copy of the same bytes.
 
     python3 benchmarks/gpu_benchmark.py [--output FILE]      # an installed wheel
     bazel run --config=cuda //benchmarks:gpu_benchmark        # or from the tree
 
 Runs on JAX's default device (the GPU when there is one; `--platform cpu` for
-a smoke run on the CPU) and prints one Markdown report, last: the device,
-driver, CUDA and versions; a check that the ops run on the device and agree
-with the CPU and with each other; then, for float32 and float64 at N = 1e4,
-1e5, 1e6, 1e7, 1e8, the time per call, ns per solve and solves per second of
-
-  * `kepler.solve` and `kepler.true_anomaly` (ours),
-  * jaxoplanet 0.2's `jaxoplanet.core.kepler` (true anomaly, like ours' f),
-  * a plain jnp Newton solver (bench_common.newton_solver),
-  * the ceiling: a device-to-device copy of the same bytes (two arrays in,
-    two out), measured the same way, as two XLA `copy` ops and as a fused
-    `(M + 1, e + 1)`; the faster of the two is the ceiling, and each op's
-    time is given as a percentage of it (copy time / op time);
-
-and one step of a radial-velocity fit (jit(value_and_grad) of the sum of
-squared residuals of a Keplerian RV model, six parameters) at N = 1e3 and
-1e6 data points, ours against jaxoplanet. The targets (N = 1e8: kepler.solve
->= 80% of the copy ceiling, both dtypes; N = 1e4: ours no slower than
-jaxoplanet, both dtypes) are printed as met or MISSED.
-
-Timing: every function jitted, compiled and warmed up; then interleaved
-repeats of a loop of calls lasting >= --min-seconds, each call followed by
-block_until_ready, wall clock; reported: the median over the repeats of the
-time per call. A case whose repeats would take more than --max-case-seconds
-gets fewer (at least 3), and past --budget seconds every case gets 3 loops of
-one call: the report says where that happened.
+a smoke run on the CPU) and prints one Markdown report: the device, driver,
+CUDA and versions; a check that the ops run on the device and agree with the
+CPU and with their peers; Kepler's equation (`kepler.solve`,
+`kepler.true_anomaly`, jaxoplanet's `core.kepler`, a jnp Newton solver) at
+N = 1e4 ... 1e8; light curves (the quadratic law and ten coefficients, the
+value and jax.value_and_grad of the sum in (b, r, u); ours and jaxoplanet's
+`core.light_curve` on the device, ours on the CPU's all cores) at N = 1e4,
+1e6, 1e8; float32 and float64; each row also as a share of its bound, a
+copy of the same bytes (arrays in plus out) on the same device in the same
+run; one step of a radial-velocity fit on examples/transit_rv_model.py's
+`radial_velocity`; the targets (below) marked met or MISSED. Timing:
+bench_common.Timer, the median of the repeats; past --budget seconds every
+case gets 3 loops of one call, past 1.25 --budget none is run (the report
+says where). See benchmarks/BENCHMARKS.md.
 
 Run it as a script with the kepler wheel installed (or through Bazel): the
 folder of this file is the first entry of sys.path, so `import kepler` finds
@@ -37,7 +26,6 @@ compiled modules). Do not put the repository root on PYTHONPATH.
 """
 
 import argparse
-import datetime
 import importlib
 import importlib.util
 import os
@@ -52,466 +40,512 @@ import types
 import bench_common
 
 SIZES = (10_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
+LC_SIZES = (10_000, 1_000_000, 100_000_000)
 RV_SIZES = (1_000, 1_000_000)
+RV_SPAN_DAYS = 1000.0
 DTYPES = ("float32", "float64")
-# Bytes moved per solve: M and e read, two outputs written.
-BYTES_PER_SOLVE = {"float32": 16, "float64": 32}
+WHATS = ("value", "value_and_grad")
+# Arrays of N elements in plus out: a Kepler solve (M, e -> sin, cos); the
+# light curve's value (b, r -> F) and value with gradient (b, r -> dF/db, dF/dr).
+ARRAYS = {"kepler": 4, "value": 3, "value_and_grad": 4}
 
 # The speed targets (benchmarks/BENCHMARKS.md).
-TARGET_FRACTION = 0.80  # kepler.solve at TARGET_N: >= 80% of the measured copy ceiling
+TARGET_FRACTION = 0.80  # kepler.solve at TARGET_N: >= 80% of its copy bound
 TARGET_N = 100_000_000
-SMALL_N = 10_000  # ours no slower than jaxoplanet
+SMALL_N = 10_000  # kepler.true_anomaly no slower than jaxoplanet
+LC_TARGET_FRACTION = 0.30  # the light curve, quadratic law, float64 value, at TARGET_N
+LC_TARGET_SPEEDUP = 50.0  # every light-curve row at LC_SPEEDUP_N: jaxoplanet's time / ours
+LC_SPEEDUP_N = 1_000_000
 
-OPS = ("solve", "true_anomaly", "jaxoplanet", "newton")
 OP_TITLES = {
     "solve": "ours `kepler.solve` (E)",
     "true_anomaly": "ours `kepler.true_anomaly` (f)",
     "jaxoplanet": "jaxoplanet `core.kepler` (f)",
     "newton": "jnp Newton (E)",
 }
-COPIES = ("copy_xla", "copy_fused")
-COPY_TITLES = {
-    "copy_xla": "two XLA copies (`jnp.copy` of M and e)",
-    "copy_fused": "fused `(M + 1, e + 1)`",
-}
+PEER_OF = {"jaxoplanet": "true_anomaly", "newton": "solve"}  # the op of ours a peer's ratio divides by
+LC_TITLES = {"dev/ours": "ours, on the device", "dev/jaxoplanet": "jaxoplanet, same device",
+             "cpu/ours": "ours, on the CPU (all cores)"}
+COPY_TITLES = ("two XLA copies (`jnp.copy` of each input) and a fused `(x + 1, y + 1)` for two "
+               "arrays in and two out, a fused `x + y` for two in and one out")
 
 
-def _parse_count(text):
-  value = float(text)
-  if value < 1 or value != int(value):
-    raise argparse.ArgumentTypeError("expected a positive whole number, got %r" % text)
-  return int(value)
+def _copies(jax, jnp, what):
+  """The bound's functions: copies of the bytes `what` moves (ARRAYS)."""
+  if what == "value":
+    return {"copy_fused": jax.jit(lambda x, y: x + y)}
+  return {"copy_xla": jax.jit(lambda x, y: (jnp.copy(x), jnp.copy(y))),
+          "copy_fused": jax.jit(lambda x, y: (x + 1, y + 1))}
 
 
-def _command(args, timeout=60):
-  """stdout of a command, or why there is none."""
+def _command(*args):
+  """stdout of a command, or "" with why not."""
   if not shutil.which(args[0]):
-    return None, "%s not found" % args[0]
+    return "", f"{args[0]} not found"
   try:
-    out = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60, check=False)
   except (OSError, subprocess.SubprocessError) as err:
-    return None, "%s failed: %s" % (args[0], err)
-  if out.returncode:
-    return None, "%s failed (exit %d): %s" % (args[0], out.returncode, out.stderr.strip()[-300:])
-  return out.stdout, None
+    return "", f"{args[0]} failed: {err}"
+  return (out.stdout, None) if not out.returncode else (
+      "", f"{args[0]} failed (exit {out.returncode}): {out.stderr.strip()[-300:]}")
 
 
 def _gpu_info():
-  """{name, driver, memory, cuda (the driver's), nvcc}, from nvidia-smi and nvcc."""
-  info = {}
-  out, err = _command(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                       "--format=csv,noheader"])
-  if out:
-    first = out.strip().splitlines()[0]
-    name, driver, memory = (x.strip() for x in (first.split(",") + ["", "", ""])[:3])
-    info.update(name=name, driver=driver, memory=memory)
-  else:
-    info["name"] = err
-  out, _ = _command(["nvidia-smi"])
-  match = re.search(r"CUDA Version:\s*([\d.]+)", out or "")
+  """{name, driver, memory, cuda_driver, nvcc}, from nvidia-smi and nvcc."""
+  out, err = _command("nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                      "--format=csv,noheader")
+  fields = [x.strip() for x in (out.strip().splitlines() or [""])[0].split(",")] + ["?", "?"]
+  info = dict(zip(("name", "driver", "memory"), fields)) if out else {"name": err}
+  match = re.search(r"CUDA Version:\s*([\d.]+)", _command("nvidia-smi")[0])
   info["cuda_driver"] = match.group(1) if match else "unknown"
-  out, err = _command(["nvcc", "--version"])
-  match = re.search(r"release ([\d.]+), (V[\d.]+)", out or "")
+  out, err = _command("nvcc", "--version")
+  match = re.search(r"release ([\d.]+), (V[\d.]+)", out)
   info["nvcc"] = "%s (%s)" % match.groups() if match else (err or "unknown")
   return info
 
 
-def _versions(kepler, jaxoplanet_note):
-  from importlib import metadata
-
-  versions = {}
-  for name in ("jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt", "jax-cuda12-plugin",
-               "jax-cuda12-pjrt", "numpy", "kepler-jax", "kepler-jax-cuda13-plugin",
-               "jaxoplanet", "equinox"):
-    try:
-      versions[name] = metadata.version(name)
-    except metadata.PackageNotFoundError:
-      pass
-  versions["kepler.__version__"] = kepler.__version__
-  versions["kepler.cuda_version"] = str(getattr(kepler, "cuda_version", None))
-  if jaxoplanet_note:
-    versions["jaxoplanet"] = "%s (%s)" % (versions.get("jaxoplanet", "?"), jaxoplanet_note)
-  return versions
-
-
 def _load_jaxoplanet():
-  """(jaxoplanet's core.kepler, a note on how it was loaded) or (None, why not).
+  """(jaxoplanet's core.kepler, its core.light_curve, a note) or (None, None, why not).
 
   jaxoplanet/__init__ imports all of jaxoplanet (and equinox); if that fails
-  with the equinox at hand, core/kepler.py, which needs only jax, is loaded
-  on its own (the note says so).
+  with the equinox at hand, core/kepler.py and core/limb_dark.py, which need
+  only jax, scipy and jaxoplanet's types and utils, are loaded on their own
+  (the note says so).
   """
   try:
-    from jaxoplanet.core import kepler as jaxoplanet_kepler  # pylint: disable=g-import-not-at-top
-    return jaxoplanet_kepler, None
+    from jaxoplanet import core  # pylint: disable=g-import-not-at-top
+    return core.kepler, core.light_curve, None
   except Exception as err:  # pylint: disable=broad-except
     first_error = err
   spec = importlib.util.find_spec("jaxoplanet")
   if spec is None or not spec.submodule_search_locations:
-    return None, "not installed (%s)" % first_error
+    return None, None, f"not installed ({first_error})"
   folder = list(spec.submodule_search_locations)[0]
   try:
-    package = types.ModuleType("jaxoplanet")
-    package.__path__ = [folder]
-    sys.modules["jaxoplanet"] = package
-    sys.modules["jaxoplanet.types"] = importlib.import_module("jaxoplanet.types")
-    file_spec = importlib.util.spec_from_file_location(
-        "jaxoplanet.core.kepler", os.path.join(folder, "core", "kepler.py"))
-    module = importlib.util.module_from_spec(file_spec)
-    file_spec.loader.exec_module(module)
-    return module.kepler, ("core/kepler.py loaded on its own: `import jaxoplanet` failed: %s"
-                           % first_error)
+    sys.modules["jaxoplanet"] = types.ModuleType("jaxoplanet")
+    sys.modules["jaxoplanet"].__path__ = [folder]
+    for name in ("types", "utils"):
+      sys.modules["jaxoplanet." + name] = importlib.import_module("jaxoplanet." + name)
+    loaded = []
+    for name in ("kepler", "limb_dark"):
+      file_spec = importlib.util.spec_from_file_location(
+          "jaxoplanet.core." + name, os.path.join(folder, "core", name + ".py"))
+      loaded.append(importlib.util.module_from_spec(file_spec))
+      file_spec.loader.exec_module(loaded[-1])
+    return loaded[0].kepler, loaded[1].light_curve, (
+        f"core/kepler.py and core/limb_dark.py loaded on their own: `import jaxoplanet` "
+        f"failed: {first_error}")
   except Exception as err:  # pylint: disable=broad-except
-    return None, "import failed (%s; then %s)" % (first_error, err)
+    return None, None, f"import failed ({first_error}; then {err})"
 
 
-def _device_inputs(jax, jnp, dtype, n, device):
-  """(M, e) generated on the device: no host copy of 1e8-element arrays."""
-  key_m, key_e = jax.random.split(jax.random.PRNGKey(bench_common.SEED))
-  make = jax.jit(lambda k_m, k_e: (
-      jax.random.uniform(k_m, (n,), dtype, 0.0, 2 * jnp.pi),
-      jax.random.uniform(k_e, (n,), dtype, 0.0, bench_common.E_MAX)))
-  key_m, key_e = jax.device_put((key_m, key_e), device)
-  return jax.block_until_ready(make(key_m, key_e))
+def _uniform(jax, dtype, n, device, *ranges):
+  """Arrays of n elements uniform in each of `ranges`, generated on the
+  device (no host copy of 1e8-element arrays), seed bench_common.SEED."""
+  keys = jax.random.split(jax.random.PRNGKey(bench_common.SEED), len(ranges))
+  make = jax.jit(lambda keys: tuple(jax.random.uniform(k, (n,), dtype, lo, hi)
+                                    for k, (lo, hi) in zip(keys, ranges)))
+  return jax.block_until_ready(make(jax.device_put(keys, device)))
 
 
-def _copies(jax, jnp):
-  """The ceiling's functions: two in, two out, the same bytes as a solve."""
-  return {
-      "copy_xla": jax.jit(lambda m, e: (jnp.copy(m), jnp.copy(e))),
-      "copy_fused": jax.jit(lambda m, e: (m + 1, e + 1)),
-  }
+def _as_tuple(x):
+  return x if isinstance(x, tuple) else (x,)
 
 
-def _copy_kernels(jax, jnp, copies, device):
-  """What XLA made of each copy function: it must not be elided."""
-  x = jax.device_put(jnp.zeros((1024,), jnp.float32), device)
-  notes = {}
-  for name, fn in copies.items():
-    hlo = fn.lower(x, x).compile().as_text()
-    entry = hlo[hlo.find("ENTRY"):]
-    notes[name] = ("%d copy, %d fusion instruction(s) in the entry computation"
-                   % (len(re.findall(r"= \S+ copy\(", entry)), len(re.findall(r" fusion\(", entry))))
-  return notes
+def _max_diff(np, got, want):
+  return max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
+             for a, b in zip(_as_tuple(got), _as_tuple(want)))
 
 
-def _correctness(jax, np, impls, device, n):
-  """Rows (dtype, what, outputs on, max abs diff): device vs CPU, and peers vs ours."""
-  rows = []
+def _correctness(jax, np, kepler_fns, lc_fns, device, n):
+  """(rows (dtype, what, outputs on, max abs diff), note): ours on the device
+  against ours on the CPU, and the peers against ours, on the device."""
   try:
     cpu = jax.devices("cpu")[0]
   except RuntimeError as err:
-    return [], "no CPU backend in this process (%s): device not compared with the CPU" % err
+    return [], f"no CPU backend in this process ({err}): device not compared with the CPU"
+  rows = []
   for dtype in DTYPES:
     m, e = bench_common.inputs(np, dtype, n)
-    m = (m - np.pi) * 30  # M in [-30 pi, 30 pi)
-    e = (e / bench_common.E_MAX * 0.999).astype(dtype)  # e in [0, 0.999)
+    m, e = (m - np.pi) * 30, (e / bench_common.E_MAX * 0.999).astype(dtype)  # wider than timed
+    b, r = (x.astype(dtype) for x in bench_common.light_curve_inputs(np, n))
+    cases = {op: (OP_TITLES[op], fn, (m, e)) for op, fn in kepler_fns.items()}
+    cases.update({f"{key}/{law}": (f"{key} light curve, {law} law", fn, (np.asarray(u, dtype), b, r))
+                  for law, u in bench_common.LAWS.items() for key, fn in lc_fns.items()})
     outs = {}
-    for op in ("solve", "true_anomaly", "jaxoplanet", "newton"):
-      if impls.get(op) is None:
-        continue
-      fn = jax.jit(impls[op])
-      on_dev = fn(jax.device_put(m, device), jax.device_put(e, device))
-      outs[op] = [np.asarray(x, np.float64) for x in on_dev]
-      where = ", ".join(sorted({str(d) for x in on_dev for d in x.devices()}))
-      if op in ("solve", "true_anomaly"):
-        on_cpu = fn(jax.device_put(m, cpu), jax.device_put(e, cpu))
-        diff = max(float(np.max(np.abs(a - np.asarray(b, np.float64))))
-                   for a, b in zip(outs[op], on_cpu))
-        rows.append((dtype, "%s: device vs CPU" % OP_TITLES[op], where, diff))
-    for peer, ours in (("jaxoplanet", "true_anomaly"), ("newton", "solve")):
+    for key, (title, fn, args) in cases.items():
+      outs[key] = jax.jit(fn)(*jax.device_put(args, device))
+      if key in ("solve", "true_anomaly") or key.startswith("ours/"):
+        where = ", ".join(sorted({str(d) for x in _as_tuple(outs[key]) for d in x.devices()}))
+        rows.append((dtype, f"{title}: device vs CPU", where,
+                     _max_diff(np, outs[key], jax.jit(fn)(*jax.device_put(args, cpu)))))
+    for peer, ours in [*PEER_OF.items()] + [(f"jaxoplanet/{law}", f"ours/{law}")
+                                            for law in bench_common.LAWS]:
       if peer in outs:
-        diff = max(float(np.max(np.abs(a - b))) for a, b in zip(outs[peer], outs[ours]))
-        rows.append((dtype, "%s vs %s, on the device" % (OP_TITLES[peer], OP_TITLES[ours]),
-                     "", diff))
+        rows.append((dtype, f"{cases[peer][0]} vs ours, on the device", "",
+                     _max_diff(np, outs[peer], outs[ours])))
   return rows, None
+
+
+def _copy_kernels(jax, jnp, device):
+  """What XLA made of each copy function: it must not be elided."""
+  x = jax.device_put(jnp.zeros((1024,), jnp.float32), device)
+  notes = {}
+  for what in ("value", "kepler"):
+    for name, fn in _copies(jax, jnp, what).items():
+      entry = fn.lower(x, x).compile().as_text().split("ENTRY", 1)[-1]
+      notes[f"{name}, {ARRAYS[what]} arrays"] = "%d copy, %d fusion instruction(s)" % (
+          len(re.findall(r"= \S+ copy\(", entry)), len(re.findall(r" fusion\(", entry)))
+  return notes
+
+
+def _rv_case(jax, jnp, np, model, ops, dtype, n, device):
+  """{key: (jit(value_and_grad) of the squared residuals, (params, t, y))}:
+  t uniform in [0, RV_SPAN_DAYS) days, y the model's RV at model.TRUTH
+  (float64, our op) plus noise of 4 m/s, params the six it reads, 1e-3 off
+  the truth (relative), as a fit's steps are."""
+  rng = np.random.default_rng(bench_common.SEED)
+  t = np.sort(rng.uniform(0.0, RV_SPAN_DAYS, n))
+  keys = ("period", "t0", "sqrt_e_cosw", "sqrt_e_sinw", "k_rv", "gamma")
+  truth = {k: jnp.asarray(model.TRUTH[k], jnp.float64) for k in keys}
+  y = np.asarray(model.radial_velocity(truth, jnp.asarray(t))) + rng.normal(0.0, 4.0, n)
+  params = {k: np.asarray(model.TRUTH[k] * (1 + 1e-3), dtype) for k in keys}
+  args = jax.device_put((params, t.astype(dtype), y.astype(dtype)), device)
+  loss = lambda p, t, y, o: jnp.sum(jnp.square(model.radial_velocity(p, t, o) - y))
+  return {key: (jax.jit(jax.value_and_grad(lambda p, t, y, o=o: loss(p, t, y, o))), args)
+          for key, o in ops.items()}
 
 
 def _rv_agreement(jax, np, results):
   """Max over (loss, gradient) of max |jaxoplanet - ours| / max |jaxoplanet|."""
-  ours, peer = results.get("ours"), results.get("jaxoplanet")
-  if ours is None or peer is None:
+  if len(results) < 2:
     return None
-  worst = 0.0
-  for a, b in zip(jax.tree.leaves(ours), jax.tree.leaves(peer)):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    worst = max(worst, float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300)))
-  return worst
+  pairs = zip(*(jax.tree.leaves(results[k]) for k in ("ours", "jaxoplanet")))
+  pairs = [(np.asarray(a, np.float64), np.asarray(b, np.float64)) for a, b in pairs]
+  return max(float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300)) for a, b in pairs)
 
 
-def _fmt_ns(seconds, n):
-  ns = seconds * 1e9 / n
-  return "%#.3g" % ns if ns < 100 else "%.0f" % ns
-
-
-def _fmt_time(seconds):
-  if seconds < 1e-3:
-    return "%.1f us" % (seconds * 1e6)
-  return "%.3g ms" % (seconds * 1e3)
-
-
-def main():
-  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--platform", choices=("default", "cuda", "gpu", "cpu"), default="default",
-                      help="JAX platform to measure on (default: JAX's default device; "
-                      "cuda/gpu: require a GPU; cpu: a smoke run)")
-  parser.add_argument("--max-n", type=_parse_count, default=None,
-                      help="largest N (default: 1e8 on a GPU, 1e5 on the CPU)")
-  parser.add_argument("--quick", action="store_true",
-                      help="few repeats, short loops, N <= 1e6 unless --max-n (a smoke run)")
-  parser.add_argument("--repeats", type=int, default=None, help="repeats per case (default 15; quick: 3)")
-  parser.add_argument("--min-seconds", type=float, default=None,
-                      help="shortest timed loop (default 0.05 s; quick: 0.01 s)")
-  parser.add_argument("--max-case-seconds", type=float, default=3.0,
-                      help="cap on one case's timed loops; a slower case gets fewer repeats (default 3)")
-  parser.add_argument("--budget", type=float, default=200.0,
-                      help="seconds after which every case gets 3 loops of one call (default 200)")
-  parser.add_argument("--check-n", type=int, default=4096,
-                      help="points of the correctness check (default 4096)")
-  parser.add_argument("--no-jaxoplanet", action="store_true", help="leave jaxoplanet out")
-  parser.add_argument("--output", help="also write the report to this file")
-  args = parser.parse_args()
-
+def measure(args):
+  """Every measurement of the run, as plain data for `report`."""
   if args.platform in ("cuda", "gpu"):
-    # The CPU backend too, for the device-vs-CPU check.
+    # The CPU backend too, for the device-vs-CPU check and the CPU column.
     os.environ["JAX_PLATFORMS"] = "cuda,cpu"
   elif args.platform == "cpu":
     os.environ["JAX_PLATFORMS"] = "cpu"
-
-  started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-  start = time.perf_counter()
-  import jax
-
-  jax.config.update("jax_enable_x64", True)
-  import jax.numpy as jnp
-  import numpy as np
-
+  started, start = bench_common.now(), time.perf_counter()
+  jax, jnp, np = bench_common.import_jax()
   try:
-    import kepler
+    import kepler  # pylint: disable=g-import-not-at-top
+    from kepler import limb_dark  # pylint: disable=g-import-not-at-top
   except ImportError as err:
-    sys.exit("gpu_benchmark: cannot import kepler (%s). Install the kepler-jax wheel (and its "
+    sys.exit(f"gpu_benchmark: cannot import kepler ({err}). Install the kepler-jax wheel (and its "
              "CUDA plugin for a GPU), and run this file as a script, not with the repository "
-             "root on sys.path: the source tree's kepler/ has no compiled modules." % err)
-
+             "root on sys.path: the source tree's kepler/ has no compiled modules.")
+  model = bench_common.example_model()
   device = jax.devices()[0]
   on_gpu = device.platform == "gpu"
   if args.platform in ("cuda", "gpu") and not on_gpu:
-    sys.exit("gpu_benchmark: --platform %s, but JAX's default device is %s" % (args.platform, device))
+    sys.exit(f"gpu_benchmark: --platform {args.platform}, but JAX's default device is {device}")
   if on_gpu and getattr(kepler, "cuda_version", None) is None:
-    sys.exit("gpu_benchmark: the device is a GPU but kepler (%s) has no CUDA plugin loaded"
-             % kepler.__file__)
+    sys.exit(f"gpu_benchmark: the device is a GPU but kepler ({kepler.__file__}) has no CUDA "
+             "plugin loaded")
+  try:
+    cpu = jax.devices("cpu")[0]
+  except RuntimeError:  # JAX_PLATFORMS without cpu
+    cpu = None
+  log = lambda msg: print(f"  {msg} ({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
 
-  log = lambda msg: print(msg, file=sys.stderr, flush=True)  # pylint: disable=unnecessary-lambda-assignment
   max_n = args.max_n or (100_000_000 if on_gpu and not args.quick else
                          1_000_000 if on_gpu else 100_000)
-  sizes = [n for n in SIZES if n <= max_n] or [max_n]
-  rv_sizes = [n for n in RV_SIZES if n <= max(max_n, RV_SIZES[0])]
-  timer = bench_common.BudgetTimer(
-      jax, repeats=args.repeats or (3 if args.quick else 15),
-      min_seconds=args.min_seconds or (0.01 if args.quick else 0.05),
-      max_case_seconds=args.max_case_seconds, deadline=start + args.budget)
-
-  if args.no_jaxoplanet:
-    jaxoplanet_fn, jaxoplanet_note = None, "left out (--no-jaxoplanet)"
-  else:
-    jaxoplanet_fn, jaxoplanet_note = _load_jaxoplanet()
-  impls = {
-      "solve": kepler.solve,
-      "true_anomaly": kepler.true_anomaly,
-      "jaxoplanet": jaxoplanet_fn,
-      "newton": bench_common.newton_solver(jax, jnp),
+  timers = [bench_common.Timer(
+      jax, repeats=repeats, min_seconds=args.min_seconds or (0.01 if args.quick else 0.05),
+      max_case_seconds=args.max_case_seconds, deadline=start + args.budget,
+      stop=start + 1.25 * args.budget, keep_going=True)
+            for repeats in (args.repeats or (3 if args.quick else 15),
+                            args.lc_repeats or (3 if args.quick else 7))]
+  kepler_jx, lc_jx, jaxoplanet_note = (None, None, "left out (--no-jaxoplanet)") if (
+      args.no_jaxoplanet) else _load_jaxoplanet()
+  kepler_fns = {"solve": kepler.solve, "true_anomaly": kepler.true_anomaly,
+                "jaxoplanet": kepler_jx, "newton": bench_common.newton_solver(jax, jnp)}
+  kepler_fns = {k: fn for k, fn in kepler_fns.items() if fn}
+  lc_fns = {k: fn for k, fn in (("ours", limb_dark.light_curve), ("jaxoplanet", lc_jx)) if fn}
+  data = {
+      "started": started, "on_gpu": on_gpu, "platform": device.platform, "device": str(device),
+      "device_kind": getattr(device, "device_kind", "") or "",
+      "device_count": len(jax.devices(device.platform)),
+      "platform_version": getattr(getattr(device, "client", None), "platform_version", "unknown"),
+      "gpu": _gpu_info() if on_gpu else {}, "host": platform.platform(),
+      "python": platform.python_version(), "cpus": os.cpu_count(),
+      "versions": bench_common.versions(
+          ("jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda13-pjrt", "jax-cuda12-plugin",
+           "jax-cuda12-pjrt", "numpy", "kepler-jax", "kepler-jax-cuda13-plugin", "jaxoplanet",
+           "equinox"), **{"kepler.__version__": kepler.__version__,
+                          "kepler.cuda_version": str(getattr(kepler, "cuda_version", None))}),
+      "jaxoplanet_note": jaxoplanet_note, "kepler_module": os.path.dirname(kepler.__file__),
+      "xla_flags": os.environ.get("XLA_FLAGS", ""), "check_n": args.check_n,
+      "sizes": [n for n in SIZES if n <= max_n] or [max_n],
+      "lc_sizes": [n for n in LC_SIZES if n <= max_n] or [max_n],
+      "rv_sizes": [n for n in RV_SIZES if n <= max(max_n, RV_SIZES[0])],
+      "repeats": [t.repeats for t in timers], "min_seconds": timers[0].min_seconds,
+      "places": {"dev": str(device), **({"cpu": str(cpu)} if cpu else {})},
   }
-  ops = [op for op in OPS if impls[op] is not None]
-  gpu = _gpu_info() if on_gpu else {}
-  kind = getattr(device, "device_kind", "") or ""
-  platform_version = getattr(getattr(device, "client", None), "platform_version", "unknown")
-  versions = _versions(kepler, jaxoplanet_note)
-  copies = _copies(jax, jnp)
+  log(f"device {device} ({data['device_kind']}); correctness check")
+  data["check"], data["check_note"] = _correctness(jax, np, kepler_fns, lc_fns, device, args.check_n)
+  data["copy_kernels"] = _copy_kernels(jax, jnp, device)
 
-  log("device %s (%s); correctness check ..." % (device, kind))
-  check_rows, check_note = _correctness(jax, np, impls, device, args.check_n)
-  copy_notes = _copy_kernels(jax, jnp, copies, device)
+  times = data["times"] = {}
+  for dtype in DTYPES:
+    for n in data["sizes"]:
+      m_e = _uniform(jax, dtype, n, device, (0.0, 2 * jnp.pi), (0.0, bench_common.E_MAX))
+      cases = {c: (fn, m_e) for c, fn in _copies(jax, jnp, "kepler").items()}
+      cases.update({op: (jax.jit(fn), m_e) for op, fn in kepler_fns.items()})
+      times.update({f"kepler/{dtype}/{n}/{k}": v for k, v in timers[0](cases).items()})
+      del m_e, cases
+      log(f"Kepler {dtype} N={n}")
+  # Light curves: the device's rows first (the targets), then the CPU's.
+  lc_jit = {k: {"value": jax.jit(fn), "value_and_grad": jax.jit(jax.value_and_grad(
+      lambda u, b, r, fn=fn: jnp.sum(fn(u, b, r)), argnums=(0, 1, 2)))} for k, fn in lc_fns.items()}
+  for place, keys in (("dev", lc_jit), ("cpu", ("ours",))):
+    where = {"dev": device, "cpu": cpu}[place]
+    for dtype, n in ((dtype, n) for dtype in DTYPES for n in data["lc_sizes"] if where):
+      b_r = _uniform(jax, dtype, n, where, (0.0, bench_common.B_MAX), bench_common.R_RANGE)
+      cases = {}
+      for what in WHATS:
+        cases.update({f"{what}/{c}": (fn, b_r) for c, fn in _copies(jax, jnp, what).items()})
+        for law, u in bench_common.LAWS.items():
+          u = jax.device_put(np.asarray(u, dtype), where)
+          cases.update({f"{what}/{law}/{k}": (lc_jit[k][what], (u, *b_r)) for k in keys})
+      times.update({f"lc/{place}/{dtype}/{n}/{k}": v for k, v in timers[1](cases).items()})
+      del b_r, cases
+      log(f"light curves on {where}, {dtype} N={n}")
+  rv_ops = {"ours": model.OURS}
+  if kepler_jx:
+    rv_ops["jaxoplanet"] = model.Ops("jaxoplanet", kepler_jx, lc_jx)
+  data["rv_agreement"] = {}
+  for dtype in DTYPES:
+    for n in data["rv_sizes"]:
+      cases = _rv_case(jax, jnp, np, model, rv_ops, dtype, n, device)
+      times.update({f"rv/{dtype}/{n}/{k}": v for k, v in timers[0](cases).items()})
+      data["rv_agreement"][f"{dtype}/{n}"] = _rv_agreement(
+          jax, np, {k: fn(*a) for k, (fn, a) in cases.items()})
+      del cases
+      log(f"RV step {dtype} N={n}")
+  data["wall"] = time.perf_counter() - start
+  return data
 
-  times = {}
-  for dtype in DTYPES:
-    for n in sizes:
-      m, e = _device_inputs(jax, jnp, np.dtype(dtype), n, device)
-      cases = {"%s/%d/%s" % (dtype, n, c): (copies[c], (m, e)) for c in COPIES}
-      cases.update({"%s/%d/%s" % (dtype, n, op): (jax.jit(impls[op]), (m, e)) for op in ops})
-      times.update(timer(cases))
-      del m, e, cases
-      log("  %s N=%d: %s (%.0f s)" % (dtype, n, ", ".join(
-          "%s %s ns" % (c, _fmt_ns(times["%s/%d/%s" % (dtype, n, c)]["median"], n))
-          for c in COPIES + tuple(ops)), time.perf_counter() - start))
 
-  rv = {}
-  rv_check = {}
-  for dtype in DTYPES:
-    for n in rv_sizes:
-      params, t, y = (jax.device_put(x, device) for x in bench_common.rv_data(np, dtype, n))
-      steps = {"ours": bench_common.rv_step(jax, jnp, kepler.true_anomaly)}
-      if jaxoplanet_fn is not None:
-        steps["jaxoplanet"] = bench_common.rv_step(jax, jnp, jaxoplanet_fn)
-      cases = {"%s/%d/%s" % (dtype, n, k): (f, (params, t, y)) for k, f in steps.items()}
-      rv.update(timer(cases))
-      rv_check["%s/%d" % (dtype, n)] = _rv_agreement(
-          jax, np, {k: f(params, t, y) for k, f in steps.items()})
-      del params, t, y
-      log("  RV step %s N=%d: %s" % (dtype, n, ", ".join(
-          "%s %s" % (k, _fmt_time(rv["%s/%d/%s" % (dtype, n, k)]["median"])) for k in steps)))
-  wall = time.perf_counter() - start
+# ---------------------------------------------------------------------------
+# The report.
 
-  def t_of(dtype, n, op, table=None):
-    entry = (table or times).get("%s/%d/%s" % (dtype, n, op))
-    return entry["median"] if entry else None
 
-  def ceiling(dtype, n):
-    return min(t_of(dtype, n, c) for c in COPIES)
+def _fmt_time(seconds):
+  return "%.1f us" % (seconds * 1e6) if seconds < 1e-3 else "%.3g ms" % (seconds * 1e3)
 
-  # The report.
-  lines = []
-  say = lines.append
-  if on_gpu:
-    say("# kepler-jax GPU benchmark")
-  else:
-    say("# kepler-jax GPU benchmark script: %s smoke run, NOT a GPU result" % device.platform.upper())
-  say("")
-  say("- date: %s (the run took %.0f s)" % (started, wall))
-  say("- device: %s, device_kind `%s`; %d device(s) of this platform" % (
-      device, kind, len(jax.devices(device.platform))))
-  if on_gpu:
-    say("- nvidia-smi: %s, driver %s, %s; CUDA (driver) %s" % (
-        gpu.get("name"), gpu.get("driver", "?"), gpu.get("memory", "?"), gpu.get("cuda_driver")))
-    say("- CUDA toolkit: nvcc %s; kepler's CUDA plugin built with CUDA %s; JAX's platform "
-        "version: %s" % (gpu.get("nvcc"), getattr(kepler, "cuda_version", None), platform_version))
-  say("- host: %s; Python %s; %d CPUs" % (platform.platform(), platform.python_version(),
-                                         os.cpu_count() or 0))
-  say("- versions: " + ", ".join("%s %s" % kv for kv in versions.items()))
-  say("- kepler imported from `%s`" % os.path.dirname(kepler.__file__))
-  say("- XLA_FLAGS: `%s`" % os.environ.get("XLA_FLAGS", ""))
-  say("- method: inputs generated on the device (M uniform in [0, 2 pi), e uniform in "
-      "[0, %.2f), jax.random, seed %d); each function jitted, compiled and warmed up, then "
-      "%d interleaved repeats (fewer where marked) of a loop of calls lasting >= %g s, each "
-      "call followed by block_until_ready, timed by the wall clock; reported: the median over "
-      "the repeats of the time per call. ns/solve = time per call / N; Gsolves/s = N / time "
-      "per call / 1e9; %% of ceiling = the copy's time / the op's time." % (
-          bench_common.E_MAX, bench_common.SEED, timer.repeats, timer.min_seconds))
-  say("")
-  say("## Correctness on the device")
-  say("")
-  if check_note:
-    say(check_note)
-    say("")
-  if device.platform == "cpu":
-    say("The device is the CPU: this compares the CPU backend with itself (a smoke run).")
-    say("")
-  say("%d points, M uniform in [-30 pi, 30 pi), e uniform in [0, 0.999)." % args.check_n)
-  say("")
-  say("| dtype | what | outputs on | max abs diff (sin, cos) |")
-  say("|---|---|---|---|")
-  for dtype, what, where, diff in check_rows:
-    say("| %s | %s | %s | %.2e |" % (dtype, what, where, diff))
-  say("")
-  say("## Solves per second")
-  say("")
-  say("Each cell: ns/solve, Gsolves/s, %% of the copy ceiling at that N; for the peers also "
-      "their time / ours (> 1: ours is faster; jaxoplanet against `kepler.true_anomaly`, which "
-      "returns the same thing, Newton against `kepler.solve`). Ceiling: the faster of %s. "
-      "What XLA compiled them to: %s." % (
-          " and ".join(COPY_TITLES[c] for c in COPIES),
-          "; ".join("%s: %s" % (c, copy_notes[c]) for c in COPIES)))
-  if jaxoplanet_fn is None:
-    say("")
-    say("jaxoplanet: %s." % jaxoplanet_note)
+
+def _median(times, name):
+  return times.get(name, {}).get("median")
+
+
+def _bound(times, prefix):
+  """The fastest copy timed under `prefix` (seconds), or None."""
+  found = [v["median"] for k, v in times.items() if k.startswith(prefix + "/copy_") and "median" in v]
+  return min(found) if found else None
+
+
+def _cell(times, name, n, bound, ours=None, rate=False):
+  """ns per element, [G per s,] % of the bound[, time / ours]; "n/a" and why."""
+  entry = times.get(name, {})
+  if "median" not in entry:
+    return "n/a (%s)" % entry["error"] if "error" in entry else "n/a"
+  t = entry["median"]
+  cell = [bench_common.ns(t, n) + " ns"]
+  cell += ["%.3g G/s" % (n / t / 1e9)] if rate else []
+  cell += ["%.0f%%" % (100 * bound / t)] if bound else []
+  cell += ["%.2fx" % (t / ours)] if ours else []
+  return ", ".join(cell) + " (r)" * entry["reduced"]
+
+
+def report(data):
+  """The Markdown report of `measure`'s data."""
+  times, gpu, first = data["times"], data["gpu"], data["sizes"][0]
+  ops = [op for op in OP_TITLES if f"kepler/float64/{first}/{op}" in times]
+  out = bench_common.Report("kepler-jax GPU benchmark" if data["on_gpu"] else
+                            "kepler-jax GPU benchmark script: %s smoke run, NOT a GPU result"
+                            % data["platform"].upper())
+  out.bullets([
+      f"date: {data['started']} (the run took {data['wall']:.0f} s)",
+      f"device: {data['device']}, device_kind `{data['device_kind']}`; {data['device_count']} "
+      "device(s) of this platform",
+      *(["nvidia-smi: %s, driver %s, %s; CUDA (driver) %s" % (
+          gpu.get("name"), gpu.get("driver"), gpu.get("memory"), gpu.get("cuda_driver")),
+         "CUDA toolkit: nvcc %s; kepler's CUDA plugin built with CUDA %s; JAX's platform "
+         "version: %s" % (gpu.get("nvcc"), data["versions"]["kepler.cuda_version"],
+                          data["platform_version"])] if data["on_gpu"] else []),
+      f"host: {data['host']}; Python {data['python']}; {data['cpus'] or 0} CPUs",
+      "versions: " + ", ".join("%s %s" % kv for kv in data["versions"].items()),
+      f"kepler imported from `{data['kepler_module']}`; XLA_FLAGS: `{data['xla_flags']}`",
+      "method: inputs generated on the device (jax.random, seed %d: M uniform in [0, 2 pi), e in "
+      "[0, %.2f); b uniform in [0, %g], r in [%g, %g]); each function jitted, compiled and warmed "
+      "up, then %d interleaved repeats (light curves: %d; fewer where marked (r)) of a loop of "
+      "calls lasting >= %g s, each call followed by block_until_ready (bench_common.Timer); "
+      "reported: the median over the repeats of the time per call, per element (ns/solve, "
+      "ns/point); %% = the time of a copy of the same bytes on the same device (the bound) / the "
+      "row's time. The bound: the faster of %s; XLA compiled them to %s." % (
+          bench_common.SEED, bench_common.E_MAX, bench_common.B_MAX, *bench_common.R_RANGE,
+          *data["repeats"], data["min_seconds"], COPY_TITLES,
+          "; ".join(f"{k}: {v}" for k, v in data["copy_kernels"].items()))])
+  if "jaxoplanet" not in ops:
+    out.para(f"jaxoplanet: {data['jaxoplanet_note']}.")
+
+  out.section("Correctness on the device")
+  out.para((data["check_note"] or "") + ("The device is the CPU: this compares the CPU backend "
+                                         "with itself (a smoke run). " * (data["platform"] == "cpu"))
+           + f"{data['check_n']} points; Kepler: M uniform in [-30 pi, 30 pi), e uniform in "
+           "[0, 0.999); light curves: b and r as timed.")
+  out.table(["dtype", "what", "outputs on", "max abs diff"],
+            [(d, what, where, "%.2e" % diff) for d, what, where, diff in data["check"]])
+
+  out.section("Solves per second")
+  out.para("Each cell: ns/solve, Gsolves/s, % of the copy bound at that N; for the peers also "
+           "their time / ours (> 1: ours is faster; jaxoplanet against `kepler.true_anomaly`, "
+           "which returns the same thing, Newton against `kepler.solve`).")
   for dtype in DTYPES:
-    say("")
-    say("### %s (%d bytes per solve)" % (dtype, BYTES_PER_SOLVE[dtype]))
-    say("")
-    say("| N | ceiling: copy time, GB/s | " + " | ".join(OP_TITLES[op] for op in ops) + " |")
-    say("|---|---|" + "---|" * len(ops))
-    for n in sizes:
-      t_copy = ceiling(dtype, n)
-      cells = []
-      for op in ops:
-        t = t_of(dtype, n, op)
-        cell = "%s ns, %.3g G/s, %.0f%%" % (_fmt_ns(t, n), n / t / 1e9, 100 * t_copy / t)
-        if op in ("jaxoplanet", "newton"):
-          ours = "true_anomaly" if op == "jaxoplanet" else "solve"
-          cell += ", %.2fx" % (t / t_of(dtype, n, ours))
-        if any(times["%s/%d/%s" % (dtype, n, x)]["reduced"] for x in (op,)):
-          cell += " (r)"
-        cells.append(cell)
-      say("| %s | %s, %.0f GB/s | %s |" % (
-          "{:,}".format(n), _fmt_time(t_copy), BYTES_PER_SOLVE[dtype] * n / t_copy / 1e9,
-          " | ".join(cells)))
-  say("")
-  say("(r): fewer repeats than planned (time cap); see the timing details.")
-  say("")
-  say("## Radial-velocity model step")
-  say("")
-  say("jit(value_and_grad) of the sum of squared residuals of v(t) = K (cos(w + f) + e cos w) "
-      "+ gamma, M = 2 pi (t - t0) / P, f from each Kepler solver; six parameters; t uniform in "
-      "[0, %g) days, data from the true parameters plus noise. Per step: time, ns per data "
-      "point; how far apart the two are: max over the loss and the gradient of max |jaxoplanet - ours| / max |jaxoplanet|." % bench_common.RV_SPAN_DAYS)
-  say("")
-  say("| dtype | N points | ours (`kepler.true_anomaly`) | jaxoplanet | jaxoplanet / ours | rel diff (loss, grad) |")
-  say("|---|---|---|---|---|---|")
+    size = ARRAYS["kepler"] * (4 if dtype == "float32" else 8)
+    out.section("%s (%d bytes per solve)" % (dtype, size), level=3)
+    rows = []
+    for n in data["sizes"]:
+      prefix = f"kepler/{dtype}/{n}"
+      bound = _bound(times, prefix)
+      rows.append([f"{n:,}", "%s, %.0f GB/s" % (_fmt_time(bound), size * n / bound / 1e9)
+                   if bound else "n/a"] + [_cell(times, f"{prefix}/{op}", n, bound, rate=True, ours=(
+                       _median(times, f"{prefix}/{PEER_OF[op]}") if op in PEER_OF else None))
+                                           for op in ops])
+    out.table(["N", "bound: copy time, GB/s"] + [OP_TITLES[op] for op in ops], rows)
+  out.para("(r): fewer repeats than planned (time cap); see the timing details.")
+
+  out.section("Light curves")
+  out.para("ns per point, %% of the bound (a copy of the row's bytes: b and r in; the value out, "
+           "or dF/db and dF/dr for the value with its gradient in (b, r, u), jax.value_and_grad of "
+           "the sum; %d and %d arrays of N) on the same device; jaxoplanet also its time / ours "
+           "on the device (> 1: ours is faster). The CPU column: our op on the CPU backend of the "
+           "same process (%s), all cores, against a copy on the CPU. Laws: quadratic u = %s, ten "
+           "coefficients u = %s." % (ARRAYS["value"], ARRAYS["value_and_grad"],
+                                      data["places"].get("cpu", "none"),
+                                      *bench_common.LAWS.values()))
+  columns = [c for c in LC_TITLES if c.split("/")[0] in data["places"]]
   for dtype in DTYPES:
-    for n in rv_sizes:
-      t_ours = t_of(dtype, n, "ours", rv)
-      t_peer = t_of(dtype, n, "jaxoplanet", rv)
-      agree = rv_check.get("%s/%d" % (dtype, n))
-      say("| %s | %s | %s, %s ns | %s | %s | %s |" % (
-          dtype, "{:,}".format(n), _fmt_time(t_ours), _fmt_ns(t_ours, n),
-          "%s, %s ns" % (_fmt_time(t_peer), _fmt_ns(t_peer, n)) if t_peer else "n/a",
-          "%.2fx" % (t_peer / t_ours) if t_peer else "n/a",
-          "%.1e" % agree if agree is not None else "n/a"))
-  say("")
-  say("## Targets")
-  say("")
-  if not on_gpu:
-    say("Not a GPU: the statuses below are for this smoke run only.")
-    say("")
-  say("| target | dtype | measured | status |")
-  say("|---|---|---|---|")
-  for dtype in DTYPES:
-    for op in ("solve", "true_anomaly"):
-      label = "N = 1e8: %s >= %.0f%% of the copy ceiling" % (OP_TITLES[op], 100 * TARGET_FRACTION)
-      if op != "solve":
-        label += " (not part of the target)"
-      if TARGET_N not in sizes:
-        say("| %s | %s | not run (--max-n %d) | not measured |" % (label, dtype, max_n))
-        continue
-      frac = ceiling(dtype, TARGET_N) / t_of(dtype, TARGET_N, op)
-      say("| %s | %s | %.0f%% (%s G/s vs copy %s G/s) | %s |" % (
-          label, dtype, 100 * frac, "%.3g" % (TARGET_N / t_of(dtype, TARGET_N, op) / 1e9),
-          "%.3g" % (TARGET_N / ceiling(dtype, TARGET_N) / 1e9),
-          "met" if frac >= TARGET_FRACTION else "MISSED"))
-  for dtype in DTYPES:
-    for op in ("true_anomaly", "solve"):
-      label = "N = 1e4: %s no slower than jaxoplanet" % OP_TITLES[op]
-      if op != "true_anomaly":
-        label += " (E, not f: not part of the target)"
-      if SMALL_N not in sizes or jaxoplanet_fn is None:
-        say("| %s | %s | not run | not measured |" % (label, dtype))
-        continue
-      t_ours, t_peer = t_of(dtype, SMALL_N, op), t_of(dtype, SMALL_N, "jaxoplanet")
-      say("| %s | %s | ours %s, jaxoplanet %s per call (%.2fx) | %s |" % (
-          label, dtype, _fmt_time(t_ours), _fmt_time(t_peer), t_peer / t_ours,
-          "met" if t_ours <= t_peer else "MISSED"))
-  say("")
-  say("## Timing details")
-  say("")
-  say("Per case: calls per timed loop x repeats; min / median / max time per call.")
-  say("")
-  say("| case | calls x repeats | min | median | max |")
-  say("|---|---|---|---|---|")
-  for name, entry in list(times.items()) + [("rv/" + k, v) for k, v in rv.items()]:
-    say("| %s | %d x %d%s | %s | %s | %s |" % (
-        name, entry["calls"], entry["repeats"], " (r)" if entry["reduced"] else "",
-        _fmt_time(entry["min"]), _fmt_time(entry["median"]), _fmt_time(entry["max"])))
-  report = "\n".join(lines)
-  bench_common.emit_report(report, args.output)
+    out.section(dtype, level=3)
+    rows = []
+    for law, what, n in ((l, w, n) for l in bench_common.LAWS for w in WHATS for n in data["lc_sizes"]):
+      bound = _bound(times, f"lc/dev/{dtype}/{n}/{what}")
+      size = ARRAYS[what] * (4 if dtype == "float32" else 8)
+      ours = _median(times, f"lc/dev/{dtype}/{n}/{what}/{law}/ours")
+      rows.append([law, what, f"{n:,}", "%s, %.0f GB/s" % (_fmt_time(bound), size * n / bound / 1e9)
+                   if bound else "n/a"] + [_cell(
+                       times, f"lc/{place}/{dtype}/{n}/{what}/{law}/{key}", n,
+                       _bound(times, f"lc/{place}/{dtype}/{n}/{what}"),
+                       ours if key == "jaxoplanet" else None)
+                                           for place, key in (c.split("/") for c in columns)])
+    out.table(["law", "what", "N", "bound on the device: copy time, GB/s"]
+              + [LC_TITLES[c] for c in columns], rows)
+
+  out.section("Radial-velocity model step")
+  out.para("jit(value_and_grad) of the sum of squared residuals of examples/transit_rv_model.py's "
+           "`radial_velocity` (K (cos(w + f) + e cos w) + gamma, f from each Kepler solver; the six "
+           "parameters it reads, 1e-3 off the truth), t uniform in [0, %g) days, data from the "
+           "truth plus noise. Per step: time, ns per data point; how far apart the two are: max "
+           "over the loss and the gradient of max |jaxoplanet - ours| / max |jaxoplanet|."
+           % RV_SPAN_DAYS)
+  rows = []
+  for dtype, n in ((d, n) for d in DTYPES for n in data["rv_sizes"]):
+    t = [_median(times, f"rv/{dtype}/{n}/{k}") for k in ("ours", "jaxoplanet")]
+    agree = data["rv_agreement"].get(f"{dtype}/{n}")
+    rows.append([dtype, f"{n:,}"] + ["%s, %s ns" % (_fmt_time(x), bench_common.ns(x, n))
+                                     if x else "n/a" for x in t]
+                + ["%.2fx" % (t[1] / t[0]) if all(t) else "n/a",
+                   "%.1e" % agree if agree is not None else "n/a"])
+  out.table(["dtype", "N points", "ours (`kepler.true_anomaly`)", "jaxoplanet",
+             "jaxoplanet / ours", "rel diff (loss, grad)"], rows)
+
+  out.section("Targets")
+  if not data["on_gpu"]:
+    out.para("Not a GPU: the statuses below are for this smoke run only.")
+  out.table(["target", "dtype", "measured", "status"], _targets(times))
+
+  out.section("Timing details")
+  out.para("Per case: calls per timed loop x repeats; min / median / max time per call.")
+  out.table(["case", "calls x repeats", "min", "median", "max"], [
+      [name, "%d x %d%s" % (v["calls"], v["repeats"], " (r)" * v["reduced"]), _fmt_time(v["min"]),
+       _fmt_time(v["median"]), _fmt_time(v["max"])] if "median" in v else
+      [name, v["error"], "", "", ""] for name, v in times.items()])
+  return out.text()
+
+
+def _targets(times):
+  """The rows of the targets' table: tools/gpu_check.py reads those whose
+  target starts with "N = 1e" (and leaves out those "not part of" one)."""
+  rows = []
+
+  def row(label, dtype, got, limit):
+    """got: (the measured share or speed-up, its cell), or None; met at >= limit."""
+    rows.append([label, dtype] + (["not run", "not measured"] if got is None else
+                                  [got[1], "met" if got[0] >= limit else "MISSED"]))
+
+  def share(prefix, case, unit):
+    t, bound = _median(times, f"{prefix}/{case}"), _bound(times, prefix)
+    return (bound / t, "%.0f%% (%.3g %s vs copy %.3g G/s)" % (
+        100 * bound / t, TARGET_N / t / 1e9, unit, TARGET_N / bound / 1e9)) if t and bound else None
+
+  def speedup(prefix, ours, text):
+    t, peer = _median(times, f"{prefix}/{ours}"), _median(times, f"{prefix}/jaxoplanet")
+    return (peer / t, text.format(ratio=peer / t, ours=_fmt_time(t), peer=_fmt_time(peer))
+            ) if t and peer else None
+
+  for dtype, op in ((d, op) for d in DTYPES for op in ("solve", "true_anomaly")):
+    row(f"N = 1e8: {OP_TITLES[op]} >= {100 * TARGET_FRACTION:.0f}% of the copy bound"
+        + " (not part of the target)" * (op != "solve"), dtype,
+        share(f"kepler/{dtype}/{TARGET_N}", op, "G/s"), TARGET_FRACTION)
+  for dtype, op in ((d, op) for d in DTYPES for op in ("true_anomaly", "solve")):
+    row(f"N = 1e4: {OP_TITLES[op]} no slower than jaxoplanet"
+        + " (E, not f: not part of the target)" * (op != "true_anomaly"), dtype,
+        speedup(f"kepler/{dtype}/{SMALL_N}", op,
+                "ours {ours}, jaxoplanet {peer} per call ({ratio:.2f}x)"), 1.0)
+  row(f"N = 1e8: ours light curve, quadratic law, value >= {100 * LC_TARGET_FRACTION:.0f}% of "
+      "the copy bound", "float64", share(f"lc/dev/float64/{TARGET_N}/value", "quadratic/ours",
+                                         "Gpoints/s"), LC_TARGET_FRACTION)
+  for dtype, law, what in ((d, l, w) for d in DTYPES for l in bench_common.LAWS for w in WHATS):
+    row(f"N = 1e6: ours light curve, {law} law, {what} >= {LC_TARGET_SPEEDUP:.0f}x faster than "
+        "jaxoplanet", dtype, speedup(f"lc/dev/{dtype}/{LC_SPEEDUP_N}/{what}/{law}", "ours",
+                                     "{ratio:.1f}x (ours {ours}, jaxoplanet {peer} per call)"),
+        LC_TARGET_SPEEDUP)
+  return rows
+
+
+def _count(text):
+  value = float(text)
+  if value < 1 or value != int(value):
+    raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+  return int(value)
+
+
+def main():
+  bench_common.main(__doc__, measure, report, options=[
+      (["--platform"], dict(choices=("default", "cuda", "gpu", "cpu"), default="default", help=(
+          "JAX platform to measure on (default: JAX's default device; cuda/gpu: require a GPU; "
+          "cpu: a smoke run)"))),
+      (["--max-n"], dict(type=_count, help="largest N (default: 1e8 on a GPU, 1e5 on the CPU; "
+                         "quick: 1e6 on a GPU)")),
+      (["--repeats"], dict(type=int, help="repeats per case (default 15; quick: 3)")),
+      (["--lc-repeats"], dict(type=int, help="repeats per light-curve case (default 7; quick: 3)")),
+      (["--min-seconds"], dict(type=float, help="shortest timed loop (default 0.05 s; quick: 0.01 s)")),
+      (["--max-case-seconds"], dict(type=float, default=3.0, help=(
+          "cap on one case's timed loops; a slower case gets fewer repeats (default 3)"))),
+      (["--budget"], dict(type=float, default=200.0, help=(
+          "seconds after which every case gets 3 loops of one call; past 1.25 times it no case "
+          "is run (default 200)"))),
+      (["--check-n"], dict(type=int, default=4096, help="points of the correctness check (default 4096)")),
+      (["--no-jaxoplanet"], dict(action="store_true", help="leave jaxoplanet out")),
+  ])
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ G_CGS = 6.6743e-8  # the gravitational constant, cm^3 g^-1 s^-2
 
 # ---------------------------------------------------------------------------
 # The model, on swappable ops: examples/transit_rv_model.py (also what
-# benchmarks/fit_benchmark.py times).
+# benchmarks/fit_benchmark.py and gpu_benchmark.py time).
 
 def derived(params):
   """The quantities of DERIVED from the fitted ones (numpy arrays or scalars)."""

@@ -1,10 +1,11 @@
 """The transit + radial-velocity model of examples/transit_rv_fit.py, on swappable ops.
 
-`predict` is written once on a pair of ops (`Ops`: a true anomaly and a
-limb-darkened light curve), so that the same model runs on kepler's ops
-(`OURS`) and on jaxoplanet's (`jaxoplanet_ops()`): the example's fit and
-timing, and benchmarks/fit_benchmark.py, use it. Needs jax and kepler only
-(jaxoplanet for `jaxoplanet_ops`).
+`predict` (and its radial velocity alone, `radial_velocity`) is written once
+on a pair of ops (`Ops`: a true anomaly and a limb-darkened light curve), so
+that the same model runs on kepler's ops (`OURS`) and on jaxoplanet's
+(`jaxoplanet_ops()`): the example's fit and timing, and
+benchmarks/fit_benchmark.py and gpu_benchmark.py, use it. Needs jax and
+kepler only (jaxoplanet for `jaxoplanet_ops`).
 """
 
 import collections
@@ -51,15 +52,11 @@ def limb_darkening(q1, q2):
   return jnp.stack([2 * sqrt_q1 * q2, sqrt_q1 * (1 - 2 * q2)])
 
 
-def predict(params, t_lc, t_rv, ops=OURS):
-  """(flux - 1 at the times t_lc, the star's radial velocity in m/s at t_rv).
+def _orbit(params, t, ops):
+  """The orbit at the times t: (e, cos w, sin w, cos f, cos(w + f), sin(w + f)).
 
-  params: a dict with the keys of TRUTH (scalars). The orbit: the mean
-  anomaly from (P, t0), the true anomaly f from `ops.true_anomaly`, the
-  planet's projected separation from the star's centre in stellar radii (the
-  flux is 0 while the planet is behind the star), and the limb-darkened light
-  curve from `ops.light_curve`; the radial velocity is
-  K (cos(w + f) + e cos w) + gamma. Times in days.
+  The mean anomaly from (P, t0), the true anomaly f from `ops.true_anomaly`
+  (one call for every time). Reads period, t0, sqrt_e_cosw and sqrt_e_sinw.
   """
   h, k = params["sqrt_e_cosw"], params["sqrt_e_sinw"]
   ecc = h**2 + k**2
@@ -80,21 +77,44 @@ def predict(params, t_lc, t_rv, ops=OURS):
   e0 = 2 * jnp.arctan2(jnp.sqrt(1 - ecc) * jnp.sin(f0 / 2), jnp.sqrt(1 + ecc) * jnp.cos(f0 / 2))
   m0 = e0 - ecc * jnp.sin(e0)
 
-  t = jnp.concatenate([t_lc, t_rv])
   mean_anomaly = 2 * jnp.pi * (t - params["t0"]) / params["period"] + m0
   sin_f, cos_f = ops.true_anomaly(mean_anomaly, jnp.full_like(mean_anomaly, ecc))
   cos_wf = cos_w * cos_f - sin_w * sin_f  # cos(w + f)
   sin_wf = sin_w * cos_f + cos_w * sin_f  # sin(w + f): > 0 with the planet in front
+  return ecc, cos_w, sin_w, cos_f, cos_wf, sin_wf
+
+
+def _velocity(params, ecc, cos_w, cos_wf):
+  return params["k_rv"] * (cos_wf + ecc * cos_w) + params["gamma"]
+
+
+def radial_velocity(params, t, ops=OURS):
+  """The star's radial velocity in m/s at the times t (days):
+  K (cos(w + f) + e cos w) + gamma, as `predict` computes it. params: a dict
+  with at least period, t0, sqrt_e_cosw, sqrt_e_sinw, k_rv and gamma."""
+  ecc, cos_w, _, _, cos_wf, _ = _orbit(params, t, ops)
+  return _velocity(params, ecc, cos_w, cos_wf)
+
+
+def predict(params, t_lc, t_rv, ops=OURS):
+  """(flux - 1 at the times t_lc, the star's radial velocity in m/s at t_rv).
+
+  params: a dict with the keys of TRUTH (scalars). The orbit: the mean
+  anomaly from (P, t0), the true anomaly f from `ops.true_anomaly` (one call
+  for the times of both), the planet's projected separation from the star's
+  centre in stellar radii (the flux is 0 while the planet is behind the
+  star), and the limb-darkened light curve from `ops.light_curve`; the
+  radial velocity is `radial_velocity`'s. Times in days.
+  """
+  n = t_lc.shape[0]
+  ecc, cos_w, sin_w, cos_f, cos_wf, sin_wf = _orbit(params, jnp.concatenate([t_lc, t_rv]), ops)
 
   # The light curve. b is the impact parameter at mid-transit,
   # b = (a/R*) cos i (1 - e^2) / (1 + e sin w), which gives cos i.
-  n = t_lc.shape[0]
   one_minus_e2 = (1 - ecc) * (1 + ecc)
   cos_i = params["b"] * (1 + ecc * sin_w) / (params["a_rs"] * one_minus_e2)
   dist = params["a_rs"] * one_minus_e2 / (1 + ecc * cos_f[:n])
   sep = dist * jnp.sqrt(cos_wf[:n]**2 + (sin_wf[:n] * cos_i) ** 2)
   u = limb_darkening(params["q1"], params["q2"])
   flux = jnp.where(sin_wf[:n] > 0, ops.light_curve(u, sep, params["r"]), 0.0)
-
-  rv = params["k_rv"] * (cos_wf[n:] + ecc * cos_w) + params["gamma"]
-  return flux, rv
+  return flux, _velocity(params, ecc, cos_w, cos_wf[n:])
