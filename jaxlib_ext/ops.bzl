@@ -81,7 +81,8 @@ def op_targets(deps = [], cpu_loops_copts = []):
     jaxlib_ext/<op>/BUILD.bazel, after
     package(default_visibility = ["//visibility:public"]); <op> is the
     folder's name.
-      <op>                    the math, host and device (<op>.h);
+      <op>                    the math, host and device (<op>.h and any other
+                              header of the folder but the three below);
       <op>_ffi                the buffer checks both handlers share (<op>_ffi.h);
       cpu_loops               the elementwise loop, compiled once per CPU
                               variant (<op>_cpu_loops.cc/.h; copts COPTS +
@@ -107,7 +108,13 @@ def op_targets(deps = [], cpu_loops_copts = []):
     ffi = Label("@xla_ffi_headers//:headers")
     native.cc_library(
         name = op,
-        hdrs = [op + ".h"],
+        # <op>.h and the headers it includes: every header of the folder but
+        # those of the targets below.
+        hdrs = native.glob(["*.h"], exclude = [
+            op + "_ffi.h",
+            op + "_cpu_loops.h",
+            op + "_kernel.h",
+        ]),
         deps = [Label("//jaxlib_ext:host_device")] + deps,
     )
     native.cc_library(

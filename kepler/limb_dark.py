@@ -19,7 +19,8 @@ from kepler._ffi import partition
 __all__ = ["light_curve", "MAX_ORDER", "MAX_CROSSING_RADIUS"]
 
 _TARGET = _ffi.target("limb_dark")
-# The most coefficients u the op takes (limb_dark.h, kMaxOrder).
+# The most coefficients u the op takes (jaxlib_ext/limb_dark/solution_vector.h,
+# kMaxOrder).
 MAX_ORDER = _ffi.constant("LIMB_DARK_MAX_ORDER")
 # The largest occultor whose limb may cross the disk (limb_dark.h,
 # kMaxCrossingRadius): beyond it, |b - r| < 1 gives NaN.

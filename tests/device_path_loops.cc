@@ -17,7 +17,7 @@
 #include "tests/device_path_loops.h"
 
 static_assert(kepler_device_path::kLightCurveMaxOrder == jaxext::limb_dark::kMaxOrder,
-              "device_path_loops.h's kLightCurveMaxOrder must be limb_dark.h's kMaxOrder");
+              "device_path_loops.h's kLightCurveMaxOrder must be solution_vector.h's kMaxOrder");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
 #error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"

@@ -256,7 +256,7 @@ LD_QUADRATIC = (0.4, 0.26)
 
 
 def _ld_rule(b, r):
-  """The rule limb_dark.h (SolutionVector) takes at (b, r), b >= 0, for a law
+  """The rule solution_vector.h (SolutionVector) takes at (b, r), b >= 0, for a law
   of three or more coefficients: "out", "hidden", or the region names of
   LD_RANDOM_POINTS (by the edge rule: CrossingEdgeFlux for k^2 < 0.95,
   InsideEdgeIntegrals for x = 2 b r / (1 - b^2 - r^2) <= 1/2, InsideEdgeFlux

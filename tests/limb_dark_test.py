@@ -191,7 +191,7 @@ class AccuracyTest(parameterized.TestCase):
     # alternating sign for k = 4): their Green's coefficients reach ~35 times
     # the normalisation, which multiplied the closed forms' rounding past
     # 1e-14 (docs/accuracy_and_speed.md); the kernel takes F from the law's
-    # intensity on the occultor's edge (limb_dark.h: CrossingEdgeFlux,
+    # intensity on the occultor's edge (edge_rules.h: CrossingEdgeFlux,
     # InsideEdgeIntegrals, InsideEdgeFlux, ContactEdgeFlux). On the special
     # points of every radius, random points in and around the transit with
     # r log-uniform in [0.005, 3], and points within 1e-12 r to 0.1 r of the
@@ -298,9 +298,9 @@ class DerivativeTest(parameterized.TestCase):
 
   def test_first_derivatives_poly6(self):
     # In b and r, where the values of s_n for r > 1 come from other forms
-    # than the derivatives (limb_dark.h, SolutionVector): large planets next
+    # than the derivatives (solution_vector.h, SolutionVector): large planets next
     # to b = r and across the disk; in u through the general path's
-    # transpose of the Green's basis (limb_dark.h, GreensTranspose).
+    # transpose of the Green's basis (polynomial_law.h, GreensTranspose).
     grad = jax.jit(jax.grad(limb_dark.light_curve, argnums=(0, 1, 2)))
     rtol, atol = (1e-9, 1e-13) if FLOAT == np.float64 else (1e-6, 1e-12)
     for b, r in self.POINTS + ((3.001, 3.0), (2.5, 3.0), (1.2, 1.5)):
@@ -330,7 +330,7 @@ class DerivativeTest(parameterized.TestCase):
   def test_u_gradient_shallow_and_deep(self):
     # dF/du where the planet blocks little: next to last contact (b = 1 + r
     # - d) and small planets inside the disk. dF/dg_0 and dF/dg_1 are
-    # formed from the deficits s_k - s0_k (limb_dark.h, FluxGradientInU):
+    # formed from the deficits s_k - s0_k (polynomial_law.h, FluxGradientInU):
     # formed from s_k and F they would round to ulps of pi over the norm,
     # 1e-16 to 2e-15 absolute whatever the size of dF/du (1e-8 relative for
     # the quadratic law at r = 0.1, b = 1 + r - 1e-5, 3e-6 for POLY6 at r =

@@ -178,6 +178,16 @@ TESTS = {
         "wheel": False,
         "arm64": [],
     },
+    # The light curve's constant tables are what tools/limb_dark_nodes.py
+    # writes, and hold what their users rely on.
+    "limb_dark_nodes_test": {
+        "bazel": "own",
+        "deps": [],
+        "backends": ["cpu"],
+        "x64": ["1"],
+        "wheel": False,
+        "arm64": [],
+    },
     # Every op of jaxlib_ext/ops.bzl has the pieces docs/adding_an_op.md names.
     "layout_test": {
         "bazel": "own",

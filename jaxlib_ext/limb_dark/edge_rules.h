@@ -1,0 +1,309 @@
+// The edge rules: the flux a law blocks as an integral over the occultor's
+// edge inside the disk (the divergence theorem; EdgeHornerNodes below says
+// how), by quadratures chosen for where the occultor is: inside the disk
+// (InsideEdgeIntegrals, InsideEdgeFlux), crossing its limb
+// (CrossingEdgeFlux) and next to contact (ContactEdgeFlux). SolutionVector
+// (solution_vector.h) picks the rule.
+#ifndef JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_
+#define JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/limb_dark/geometry.h"
+#include "jaxlib_ext/limb_dark/nodes.h"
+
+namespace jaxext {
+namespace limb_dark {
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+namespace detail {
+
+// InsideEdgeIntegrals serves x = 2 b r / (1 - b^2 - r^2) up to this: its
+// rule's error grows with x (below).
+constexpr double kEdgeRuleMaxX = 0.5;
+
+// The sum of a quadrature rule's N node values, in an order that a CPU
+// compiler vectorises: eight lanes (lane k sums v_k, v_{k+8}, ... over the
+// full groups of eight), the lanes in pairs, then the rest one at a time (a
+// loop's running sum sets the order of one add at a time, which it keeps).
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfNodes(const double* v) {
+  static_assert(N >= 8, "at least one full group of eight");
+  double lane[8];
+  for (int k = 0; k < 8; ++k) lane[k] = v[k];
+  for (int j = 8; j + 8 <= N; j += 8) {
+    for (int k = 0; k < 8; ++k) lane[k] += v[j + k];
+  }
+  for (int k = 0; k < 4; ++k) lane[k] += lane[k + 4];
+  double sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+  for (int j = N / 8 * 8; j < N; ++j) sum += v[j];
+  return sum;
+}
+
+// The flux a law I(z) = 1 - sum_n u_n (1 - z)^n blocks, by the divergence
+// theorem with the radial field H(rho) (x, y) / rho^2, H(rho) the integral
+// of I rho' drho' from 0 to rho (divergence I; regular at rho = 0, unlike a
+// field that vanishes on the limb): over a region of the disk bounded by
+// the occultor's arc and part of the limb,
+//   blocked = H(1) (the limb's angle inside the occultor)
+//           + integral over the arc of (H / rho^2) (x dy - y dx),
+// and on the occultor's edge, psi its angle from the point nearest the
+// star's centre, x dy - y dx = (r^2 - b r cos psi) dpsi. With w = 1 - z and
+// rho^2 = w (2 - w), H / rho^2 = P(w) / (1 + z), P(w) = sum_m q_m w^m the
+// edge polynomial of the law (EdgePolynomial): one value per node, of the
+// size of the intensity, whatever the law. The Green's basis instead sums
+// s_n g_n with g_n up to ~30 times the normalisation for steep laws, each
+// s_n a few ulps of 1 off. H(1) = P(1) = norm / (2 pi) (EdgeAtLimb).
+//
+// EdgeHornerNodes: h[j] = F(z[j]) = P(1 - z[j]) / (1 + z[j]) for j < N,
+// each step of Horner's scheme over all nodes at once (loops a CPU compiler
+// vectorises, one node per lane).
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void EdgeHornerNodes(const double* q, int degree,
+                                                    const double* z, double* h) {
+  double w[N];
+  for (int j = 0; j < N; ++j) {
+    w[j] = 1 - z[j];
+    h[j] = q[degree];
+  }
+  for (int m = degree - 1; m >= 0; --m) {
+    for (int j = 0; j < N; ++j) h[j] = h[j] * w[j] + q[m];
+  }
+  for (int j = 0; j < N; ++j) h[j] /= 1 + z[j];
+}
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeAtLimb(const double* q, int degree) {
+  double p1 = 0;
+  for (int m = degree; m >= 0; --m) p1 += q[m];
+  return p1;
+}
+
+// For an occultor inside the disk (b + r <= 1) with x = 2 b r / a <= 1/2
+// (kEdgeRuleMaxX), a = 1 - b^2 - r^2: s_n = -P(G_n) for n = 3..n_max and
+// the linear term's deficit s_1 - 2 pi / 3 = -J_1, J_1 the integral of z
+// over the occultor, as integrals over its edge with terms of their own size.
+// On the edge z^2 = a + 2 b r cos psi, and
+//   P(G_n) = integral of z^n (r^2 - b r cos psi),
+//   J_1    = integral of (z + 1 / (1 + z)) (r^2 - b r cos psi) / 3,
+// over psi in [-pi, pi] (J_1 by the divergence theorem with the radial field
+// (1 - z^3) / (3 rho^2) (x, y), whose divergence is z; (1 - z^3) / (1 - z^2)
+// = z + 1 / (1 + z)). For a small occultor these are of order r^2, and the
+// closed forms (LowOrderTerms' Lambda, SolutionVector's M_n) take them as
+// differences of terms of order 1: up to ~4e-16 off in J_1 and ~2e-15 in
+// s_n at r ~ 0.1 in double, which a law whose Green's coefficients are
+// large against its normalisation multiplies (~35 times for some
+// six-coefficient laws with a non-increasing intensity). The integrands are
+// periodic and analytic in a strip of half-width acosh(1 / x) (z = 0 off
+// the real axis), so the trapezoidal rule converges geometrically: 32 nodes
+// give ~1e-17 absolute at r <= 0.1 and a few ulps of the integrals beyond
+// (measured against mpmath); for even n it is exact (a trigonometric
+// polynomial of degree n / 2 + 1 < 32). The integrands are even in psi: 17
+// nodes in [0, pi], the end ones at half weight.
+// Unless q is null, also *blocked = the flux a law blocks (unnormalised),
+// by the same rule: the integral of F(z) (r^2 - b r cos psi) (F =
+// EdgeHornerNodes, above).
+JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
+                                   double* s, double* deficit1,
+                                   const double* q, int degree, double* blocked) {
+  constexpr int kNodes = 17;
+  constexpr Table<kNodes> kNodeCos = CosPiOver16();
+  const double r2 = r * r, br = b * r;
+  double z[kNodes], term[kNodes], linear[kNodes], law[kNodes];
+  for (int j = 0; j < kNodes; ++j) {
+    const double weight = (j == 0 || j == kNodes - 1) ? 0.5 : 1.0;
+    z[j] = Sqrt(a + 2 * br * kNodeCos.v[j]);
+    const double edge = weight * (r2 - br * kNodeCos.v[j]);
+    linear[j] = (z[j] + 1 / (1 + z[j])) * edge;
+    term[j] = z[j] * z[j] * z[j] * edge;  // z^n (r^2 - b r cos psi), n = 3
+    law[j] = edge;
+  }
+  if (q) {
+    double h[kNodes];
+    EdgeHornerNodes<kNodes>(q, degree, z, h);
+    for (int j = 0; j < kNodes; ++j) law[j] *= h[j];
+  }
+  // The rule's step is 2 pi / 32; each node but the ends stands for two.
+  constexpr double kTwiceStep = 2 * (2 * kPi / 32);
+  if (q) *blocked = kTwiceStep * SumOfNodes<kNodes>(law);
+  for (int n = 3; n <= n_max; ++n) {
+    s[n] = -kTwiceStep * SumOfNodes<kNodes>(term);
+    for (int j = 0; j < kNodes; ++j) term[j] *= z[j];
+  }
+  *deficit1 = -kTwiceStep * SumOfNodes<kNodes>(linear) / 3;
+}
+
+// InsideEdgeFlux serves x = 2 b r / (1 - b^2 - r^2) up to this (where
+// InsideEdgeIntegrals does not): its rule is within ~1e-16 of the integral
+// up to x = 0.9 (against mpmath), 4e-12 at 0.99.
+constexpr double kWideEdgeRuleMaxX = 0.85;
+
+// The flux a law blocks (unnormalised) for an occultor inside the disk with
+// 1/2 < x <= 0.85 (kWideEdgeRuleMaxX), as InsideEdgeIntegrals' *blocked
+// with 64 nodes instead of 32: its integrand's branch points (z = 0, at
+// distance acosh(1 / x) from the real axis) come nearer as x grows.
+JAXEXT_HD double InsideEdgeFlux(double b, double r, double a, const double* q, int degree) {
+  constexpr int kNodes = 33;
+  constexpr Table<kNodes> kNodeCos = CosPiOver32();
+  const double r2 = r * r, br = b * r;
+  double z[kNodes], v[kNodes];
+  for (int j = 0; j < kNodes; ++j) z[j] = Sqrt(a + 2 * br * kNodeCos.v[j]);
+  EdgeHornerNodes<kNodes>(q, degree, z, v);
+  for (int j = 0; j < kNodes; ++j) {
+    const double weight = (j == 0 || j == kNodes - 1) ? 0.5 : 1.0;
+    v[j] *= weight * (r2 - br * kNodeCos.v[j]);
+  }
+  return 2 * (2 * kPi / 64) * SumOfNodes<kNodes>(v);
+}
+
+// CrossingEdgeFlux serves crossing occultors with k^2 below this: the
+// integrand's singularities (sin(theta) = 1 / k, at distance acosh(1 / k)
+// from theta = pi / 2) slow its rule's convergence as k^2 grows; at 0.95 the
+// rule is within 0.07 ulp of the integral (in exact arithmetic; 2.3 ulps at
+// 0.98).
+constexpr double kCrossingRuleMaxK2 = 0.95;
+
+// For an occultor crossing the limb with k^2 < 0.95 (kCrossingRuleMaxK2),
+// laws of three or more coefficients: the flux the law blocks, over the
+// lens (occultor and disk overlapping), unnormalised: the limb's share
+// H(1) 2 kappa1 (H(1) = P(1), EdgeAtLimb; over the same norm as the arc's,
+// which for laws of many coefficients differs from 2 pi P(1) by the Green's
+// coefficients' rounding) plus the integral of F(z) (EdgeHornerNodes) (r^2
+// - b r cos psi) over the occultor's arc inside the disk, psi in [-kappa0,
+// kappa0]. With sin(psi / 2) = k sin(theta) the square root that z has at
+// the arc's ends goes away: z = c cos(theta), c^2 = 1 - (b - r)^2, r^2 - b r
+// cos psi = r (r - b) + c^2 sin^2(theta) / 2, dpsi = 2 k cos(theta) dtheta /
+// sqrt(1 - k^2 sin^2(theta)), an even integrand analytic across theta in
+// [-pi/2, pi/2], done by 32-point Gauss-Legendre on [0, pi/2] (its
+// accuracy: docs/accuracy_and_speed.md, the edge rules).
+JAXEXT_HD double CrossingEdgeFlux(const Geometry& geo, const double* q, int degree) {
+  constexpr int kNodes = 32;
+  // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
+  constexpr Table<kNodes> kCos = GaussHalfPiCos();
+  constexpr Table<kNodes> kSin2 = GaussHalfPiSin2();
+  constexpr Table<kNodes> kWeight = GaussHalfPiWeight();
+  const double b = geo.b, r = geo.r;
+  const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2;
+  const double r_rmb = r * (r - b);
+  double z[kNodes], v[kNodes];
+  for (int j = 0; j < kNodes; ++j) z[j] = c * kCos.v[j];
+  EdgeHornerNodes<kNodes>(q, degree, z, v);
+  for (int j = 0; j < kNodes; ++j) {
+    v[j] *= kWeight.v[j] * (r_rmb + 0.5 * c2 * kSin2.v[j]) * kCos.v[j] /
+            Sqrt(1 - k2 * kSin2.v[j]);
+  }
+  // Both halves of the arc, times 2 k from dpsi.
+  return 2 * geo.kappa1 * EdgeAtLimb(q, degree) + 4 * Sqrt(k2) * SumOfNodes<kNodes>(v);
+}
+
+// P(w2) and the divided difference (P(w1) - P(w2)) / (w1 - w2) of the edge
+// polynomial, by Horner's scheme for both: with P_k(w) = P_{k+1}(w) w + q_k,
+// the difference d_k = d_{k+1} w1 + P_{k+1}(w2). No cancellation where w1
+// and w2 are close.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void EdgeDividedDifference(const double* q, int degree,
+                                                          double w1, double w2,
+                                                          double* p2, double* dd) {
+  double p = q[degree], d = 0;
+  for (int m = degree - 1; m >= 0; --m) {
+    d = d * w1 + p;
+    p = p * w2 + q[m];
+  }
+  *p2 = p;
+  *dd = d;
+}
+
+// Below this k' = sqrt(|1 - (b + r)^2| / (4 b r)), ContactEdgeFlux takes the
+// occultor as touching the limb: the part it leaves out is of order
+// 4 b r k'^2 log(1 / k'), below 1e-18.
+constexpr double kContactMinK = 1e-10;
+
+// For laws of three or more coefficients where the other edge rules do not
+// serve: the occultor crossing the limb with k^2 >= 0.95
+// (kCrossingRuleMaxK2) or inside the disk with 2 b r > 0.85 (1 - b^2 - r^2)
+// (kWideEdgeRuleMaxX), near where the two limbs touch inside (k^2 = 1, b +
+// r = 1). The flux the law blocks, unnormalised, as CrossingEdgeFlux's: the
+// limb's share (crossing) plus twice the integral of F(z) E(u) over u = pi -
+// psi in [u_lo, pi], F(z) = P(1 - z) / (1 + z) (EdgeHornerNodes), E = r^2 -
+// b r cos psi = r (r + b) - 2 b r sin^2(u / 2), u_lo = 0 inside and the
+// arc's end crossing. On the
+// edge z^2 = Z^2 + X^2, X = 2 sqrt(b r) sin(u / 2), Z^2 = 1 - (b + r)^2
+// (negative where crossing), so z has branch points at sin(u / 2) = +-i k'
+// (inside; crossing, the arc's end sin(u_lo / 2) = k'), k'^2 = |Z^2| / (4 b
+// r): next to u = 0 as the limbs near contact, where neither rule above
+// converges. Split F(z) = F(X) + D:
+// - F(X) is analytic in u (X is): 32-point Gauss-Legendre on [u_lo, pi];
+// - D = F(z) - F(X) = -(z - X) (P[1 - z, 1 - X] + P(1 - X) / (1 + X)) /
+//   (1 + z), with z - X = Z^2 / (z + X) and the divided difference of P
+//   (EdgeDividedDifference): formed without cancellation, and of order Z^2
+//   / X away from u_lo, so what is left to resolve is a small term next to
+//   the branch points: with u / 2 = eps sinh(t) (inside, eps = k') or eps
+//   cosh(t) (crossing, eps = u_lo / 2), which puts them at t ~ +-i pi / 2
+//   and takes the square root at the arc's end away, 32-point Gauss-Legendre
+//   in t up to u = pi.
+// Its accuracy: docs/accuracy_and_speed.md, the edge rules.
+JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degree) {
+  constexpr int kNodes = 32;
+  // Gauss-Legendre on [0, 1]: nodes and weights.
+  constexpr Table<kNodes> kNode = GaussUnitNode();
+  constexpr Table<kNodes> kWeight = GaussUnitWeight();
+  const double b = geo.b, r = geo.r, br = b * r, root_br = Sqrt(br);
+  const double z2_min = geo.one_minus_bpr2;  // Z^2: z^2 at u = 0, < 0 crossing
+  const bool crossing = !geo.inside;
+  const double kp = Sqrt(Abs(z2_min) / (4 * br));
+  const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
+  const double u_lo = crossing ? 2 * eps : 0.0;
+  const double r_rpb = r * (r + b);
+  double x[kNodes], v[kNodes];
+  // F(X) E over [u_lo, pi].
+  const double span = kPi - u_lo;
+  for (int j = 0; j < kNodes; ++j) x[j] = 2 * root_br * Sin(0.5 * (u_lo + span * kNode.v[j]));
+  EdgeHornerNodes<kNodes>(q, degree, x, v);
+  for (int j = 0; j < kNodes; ++j) v[j] *= kWeight.v[j] * (r_rpb - 0.5 * x[j] * x[j]);
+  double arc = span * SumOfNodes<kNodes>(v);
+  // D E, t in [0, t_max] (u = pi at t_max).
+  if (kp >= kContactMinK) {
+    const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
+    // Crossing: sin(eps), cos(eps), sin(2 eps), cos(2 eps), for the angle
+    // sums below.
+    const double s1 = Sin(eps), c1 = Cos(eps), s2 = 2 * s1 * c1, c2 = (c1 - s1) * (c1 + s1);
+    for (int j = 0; j < kNodes; ++j) {
+      // sinh and cosh of y = t / 2 (crossing) or t (inside) from one expm1,
+      // without cancellation: e^y = 1 + m, sinh y = (m + m / (1 + m)) / 2,
+      // cosh y = sinh y + 1 / (1 + m).
+      const double y = crossing ? 0.5 * t_max * kNode.v[j] : t_max * kNode.v[j];
+      const double m = Expm1(y), inv = 1 / (1 + m);
+      const double sh = 0.5 * (m + m * inv), ch = sh + inv;
+      double s, du, z2;  // sin(u / 2), du / dt, z^2
+      if (crossing) {
+        // u / 2 = eps cosh t = a + eps, a = 2 eps sinh^2(t / 2); u / 2 -
+        // u_lo / 2 = a and u / 2 + u_lo / 2 = a + 2 eps, so that sin^2(u /
+        // 2) - sin^2(u_lo / 2) = sin(a) sin(a + 2 eps), a product without
+        // cancellation next to the arc's end; every angle sum below adds
+        // positive terms (a + 2 eps <= pi / 2 + eps < pi).
+        const double a = 2 * eps * sh * sh;
+        const double sa = Sin(a), ca = Cos(a);
+        s = sa * c1 + ca * s1;
+        du = 4 * eps * sh * ch;
+        z2 = 4 * br * sa * (sa * c2 + ca * s2);
+      } else {
+        s = Sin(eps * sh);
+        du = 2 * eps * ch;
+        z2 = z2_min + 4 * br * s * s;
+      }
+      const double z = Sqrt(Max(z2, 0.0));
+      const double x = 2 * root_br * s;
+      double p_x, dd;
+      EdgeDividedDifference(q, degree, 1 - z, 1 - x, &p_x, &dd);
+      const double d = -(z2_min / (z + x)) * (dd + p_x / (1 + x)) / (1 + z);
+      v[j] = kWeight.v[j] * du * d * (r_rpb - 2 * br * s * s);
+    }
+    arc += t_max * SumOfNodes<kNodes>(v);
+  }
+  return (crossing ? 2 * geo.kappa1 * EdgeAtLimb(q, degree) : 0.0) + 2 * arc;
+}
+
+}  // namespace detail
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace limb_dark
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_

@@ -1,0 +1,160 @@
+// Complete elliptic integrals for the light curve: Bulirsch's general
+// integral cel (R. Bulirsch, Numer. Math. 13, 305, 1969) and the combinations
+// of it the solution vector needs, one pass of the iteration for several.
+#ifndef JAXLIB_EXT_LIMB_DARK_ELLIPTIC_H_
+#define JAXLIB_EXT_LIMB_DARK_ELLIPTIC_H_
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/elementary.h"
+
+namespace jaxext {
+namespace limb_dark {
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+namespace detail {
+
+// One step of Bulirsch's iteration (R. Bulirsch, Numer. Math. 13, 305,
+// 1969), in the pieces Cel, CelP1 and CelFixedSteps share. The iteration
+// converges quadratically; it stops at sqrt of double's epsilon.
+constexpr double kCelTolerance = 1.5e-8;
+
+// A pair (a, b) at the current p, with inv_p = 1 / p and g = e / p (the
+// caller then adds g to p).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelPairStep(double inv_p, double g,
+                                                double& a, double& b) {
+  const double f = a;
+  a += b * inv_p;
+  b = 2 * (b + f * g);
+}
+
+// m += qc; true when this step reached the tolerance (the iteration's
+// results are then those of the current variables).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool CelStepM(double qc, double& m) {
+  const double m_old = m;
+  m += qc;
+  return Abs(m_old - qc) <= m_old * kCelTolerance;
+}
+
+// The next qc and e, for the next step.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelStepQc(double m, double& qc, double& e) {
+  qc = 2 * Sqrt(e);
+  e = qc * m;
+}
+
+// Bulirsch's general complete elliptic integral (sec. 4): the integral over
+// phi in [0, pi/2] of
+// (a cos^2 + b sin^2) / ((cos^2 + p sin^2) sqrt(cos^2 + kc^2 sin^2)).
+// p <= 0 gives the Cauchy principal value. kc must not be 0 (the integral
+// diverges there; callers use the limits E and cel(0, 1, 1, 0) = 1).
+JAXEXT_HD double Cel(double kc, double p, double a, double b) {
+  double qc = Abs(kc);
+  double e = qc;
+  double m = 1;
+  if (p > 0) {
+    p = Sqrt(p);
+    b /= p;
+  } else {
+    double f = qc * qc;
+    double q = 1 - f;
+    const double g = 1 - p;
+    f -= p;
+    q *= b - a * p;
+    p = Sqrt(f / g);
+    a = (a - b) / g;
+    b = -q / (g * g * p) + a * p;
+  }
+  for (int i = 0; i < 64; ++i) {
+    const double inv_p = 1 / p;  // one division per step
+    const double g = e * inv_p;
+    CelPairStep(inv_p, g, a, b);
+    p += g;
+    if (CelStepM(qc, m)) break;
+    CelStepQc(m, qc, e);
+  }
+  return 0.5 * kPi * (b + a * m) / (m * (m + p));
+}
+
+// cel(kc, 1, a, b) is linear in (a, b): every call with p = 1 (all but one
+// of those the light curve needs) is a combination of D = cel(kc, 1, 1, 0)
+// and C = cel(kc, 1, 0, 1), which one pass of Bulirsch's iteration gives
+// together (the iteration's other variables do not depend on a and b).
+// E(m) = cel(kc, 1, 1, kc^2) = D + kc^2 C, and D = (E - (1 - m) K) / m, for
+// m = 1 - kc^2. At kc = 0, E = D = 1 (their limits) and C diverges: callers
+// must not use it there.
+struct CelBasis {
+  double d, c, e;
+};
+JAXEXT_HD CelBasis CelP1(double kc) {
+  if (kc == 0) return {1, 0, 1};
+  double qc = Abs(kc);
+  double e = qc;
+  double m = 1;
+  double p = 1;
+  double a1 = 1, b1 = 0;  // the (a, b) = (1, 0) lane
+  double a2 = 0, b2 = 1;  // the (a, b) = (0, 1) lane
+  for (int i = 0; i < 64; ++i) {
+    const double inv_p = 1 / p;  // one division per step
+    const double g = e * inv_p;
+    CelPairStep(inv_p, g, a1, b1);
+    CelPairStep(inv_p, g, a2, b2);
+    p += g;
+    if (CelStepM(qc, m)) break;
+    CelStepQc(m, qc, e);
+  }
+  const double scale = 0.5 * kPi / (m * (m + p));
+  const double d = (b1 + a1 * m) * scale;
+  const double c = (b2 + a2 * m) * scale;
+  return {d, c, d + kc * kc * c};
+}
+
+// D, C and E of CelP1 and a third integral cel(kc, p, a, b) with p > 0, in
+// one pass of kCelSteps iterations whatever kc: no branches, so that a CPU
+// loop over points vectorises. The iteration is Cel's; the three share its
+// kc-dependent variables (e, m, qc). Iterating past convergence repeats an
+// exact transformation, which leaves the results as they were. `converged`
+// is false where kCelSteps did not reach Cel's tolerance (kc below 0.079:
+// b + r within ~1e-3 of 1 at r = 0.1, 0.2% of the limb-darkening
+// benchmark's points): callers must use CelP1 and Cel there. Five steps
+// are the fastest choice (docs/accuracy_and_speed.md, light curve: speed).
+constexpr int kCelSteps = 5;
+struct CelTriple {
+  CelBasis basis;
+  double third;
+  bool converged;
+};
+JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTriple CelFixedSteps(double kc, double p3,
+                                                       double a3, double b3) {
+  double qc = Abs(kc);
+  double e = qc;
+  double m = 1;
+  double p1 = 1;
+  double a1 = 1, b1 = 0;  // the (a, b) = (1, 0) lane of CelP1
+  double a2 = 0, b2 = 1;  // its (a, b) = (0, 1) lane
+  p3 = Sqrt(p3);
+  b3 /= p3;
+  bool converged = false;
+  for (int i = 0; i < kCelSteps; ++i) {
+    const double inv_p1 = 1 / p1, inv_p3 = 1 / p3;
+    const double g1 = e * inv_p1, g3 = e * inv_p3;
+    CelPairStep(inv_p1, g1, a1, b1);
+    CelPairStep(inv_p1, g1, a2, b2);
+    CelPairStep(inv_p3, g3, a3, b3);
+    p1 += g1;
+    p3 += g3;
+    converged = CelStepM(qc, m) || converged;
+    CelStepQc(m, qc, e);
+  }
+  const double scale1 = 0.5 * kPi / (m * (m + p1));
+  const double d = (b1 + a1 * m) * scale1;
+  const double c = (b2 + a2 * m) * scale1;
+  const double third = 0.5 * kPi * (b3 + a3 * m) / (m * (m + p3));
+  return {{d, c, d + kc * kc * c}, third, converged};
+}
+
+}  // namespace detail
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace limb_dark
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_LIMB_DARK_ELLIPTIC_H_

@@ -1,0 +1,98 @@
+"""The light curve's constant tables (jaxlib_ext/limb_dark/nodes.h).
+
+The header is what tools/limb_dark_nodes.py writes, byte for byte; and its
+tables, as the doubles a compiler reads from it, do what the edge rules and
+Atan2NonNegative rely on, checked here against mpmath on their own terms:
+each Gauss-Legendre rule integrates the monomials it must integrate exactly,
+the cosine tables are cos(pi j / n), and the atan polynomial is within
+1.5e-16 of atan relative, over the interval it serves.
+"""
+
+import importlib.util
+import os
+import re
+
+from absl.testing import absltest
+import mpmath as mp
+
+HEADER = "jaxlib_ext/limb_dark/nodes.h"
+SCRIPT = "tools/limb_dark_nodes.py"
+
+
+def _load_script():
+  spec = importlib.util.spec_from_file_location("limb_dark_nodes", SCRIPT)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def _tables(text):
+  """{function name: [the doubles of its table]} of the header's text."""
+  found = re.findall(r"Table<(\d+)> (\w+)\(\) \{\s*return \{\{(.*?)\}\};", text, re.S)
+  tables = {}
+  for size, name, body in found:
+    values = [float(v) for v in body.replace("\n", " ").split(",") if v.strip()]
+    assert len(values) == int(size), (name, len(values), size)
+    tables[name] = values
+  return tables
+
+
+class NodesTest(absltest.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    with open(HEADER) as f:
+      cls.text = f.read()
+    cls.tables = _tables(cls.text)
+
+  def test_header_is_what_the_script_writes(self):
+    self.assertEqual(_load_script().render(), self.text,
+                     f"{HEADER} differs from what {SCRIPT} writes: run `python3 {SCRIPT}`")
+
+  def test_every_table(self):
+    self.assertEqual(sorted(self.tables), sorted([
+        "CosPiOver16", "CosPiOver32", "GaussHalfPiCos", "GaussHalfPiSin2",
+        "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "AtanCoefficients"]))
+
+  def test_cosines(self):
+    for name, steps in (("CosPiOver16", 16), ("CosPiOver32", 32)):
+      for j, value in enumerate(self.tables[name]):
+        self.assertEqual(value, float(mp.cospi(mp.mpf(j) / steps)), (name, j))
+
+  def test_gauss_legendre_is_exact_to_degree_63(self):
+    # 32 points integrate every polynomial of degree <= 63 exactly; with the
+    # nodes and weights rounded to double, to a few ulps.
+    mp.mp.dps = 30
+    nodes, weights = self.tables["GaussUnitNode"], self.tables["GaussUnitWeight"]
+    for k in range(64):
+      got = mp.fsum(mp.mpf(w) * mp.mpf(x) ** k for x, w in zip(nodes, weights))
+      self.assertLess(abs(got - mp.mpf(1) / (k + 1)) * (k + 1), 4e-16, k)
+    cos, sin2 = self.tables["GaussHalfPiCos"], self.tables["GaussHalfPiSin2"]
+    weights = self.tables["GaussHalfPiWeight"]
+    for c, s2 in zip(cos, sin2):
+      self.assertAlmostEqual(c * c + s2, 1.0, delta=4e-16)
+    # The integral of cos(theta)^(2m) over [0, pi/2] is pi/2 (2m-1)!!/(2m)!!;
+    # analytic integrands, so the rule is near exact for small m.
+    for m in range(8):
+      got = mp.fsum(mp.mpf(w) * mp.mpf(c) ** (2 * m) for c, w in zip(cos, weights))
+      want = mp.pi / 2 * mp.binomial(2 * m, m) / mp.mpf(4) ** m
+      self.assertLess(abs(got / want - 1), 1e-15, m)
+
+  def test_atan_polynomial(self):
+    mp.mp.dps = 30
+    coefficients = [mp.mpf(c) for c in self.tables["AtanCoefficients"]]
+    top = mp.tan(mp.pi / 8)
+    worst = 0
+    for i in range(1, 2001):
+      v = top * i / 2000
+      z = v * v
+      poly = mp.mpf(0)
+      for c in reversed(coefficients):
+        poly = poly * z + c
+      worst = max(worst, abs((v + v * z * poly) / mp.atan(v) - 1))
+    self.assertLess(worst, 1.5e-16)
+
+
+if __name__ == "__main__":
+  absltest.main()
