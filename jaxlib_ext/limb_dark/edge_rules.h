@@ -2,8 +2,8 @@
 // edge inside the disk (the divergence theorem; EdgeHornerNodes below says
 // how), by quadratures chosen for where the occultor is: inside the disk
 // (InsideEdgeIntegrals, InsideEdgeFlux), crossing its limb
-// (CrossingEdgeFlux) and next to contact (ContactEdgeFlux). SolutionVector
-// (solution_vector.h) picks the rule.
+// (CrossingEdgeFlux) and next to contact (ContactEdgeFlux); ChooseEdgeRule,
+// at the end, says which serves where.
 #ifndef JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_
 #define JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_
 
@@ -298,6 +298,28 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
     arc += t_max * SumOfNodes<kNodes>(v);
   }
   return (crossing ? 2 * geo.kappa1 * EdgeAtLimb(q, degree) : 0.0) + 2 * arc;
+}
+
+// The edge rule that serves an occultor overlapping the disk without hiding
+// it (a = 1 - b^2 - r^2), by where it is: crossing the limb, inside the
+// disk with x = 2 b r / a up to kEdgeRuleMaxX or kWideEdgeRuleMaxX, or next
+// to the inner contact (b + r = 1).
+enum class EdgeRule { kInside, kInsideWide, kCrossing, kContact };
+
+JAXEXT_HD EdgeRule ChooseEdgeRule(const Geometry& geo, double a) {
+  if (!geo.inside) return geo.k2 < kCrossingRuleMaxK2 ? EdgeRule::kCrossing : EdgeRule::kContact;
+  const double two_br = 2 * geo.b * geo.r;
+  if (two_br <= kEdgeRuleMaxX * a) return EdgeRule::kInside;
+  return two_br <= kWideEdgeRuleMaxX * a ? EdgeRule::kInsideWide : EdgeRule::kContact;
+}
+
+// The flux a law blocks (unnormalised) by `rule`, any but kInside, whose
+// flux InsideEdgeIntegrals gives with the s_n it takes from the same nodes.
+JAXEXT_HD double EdgeFlux(EdgeRule rule, const Geometry& geo, double a, const double* q,
+                          int degree) {
+  if (rule == EdgeRule::kCrossing) return CrossingEdgeFlux(geo, q, degree);
+  if (rule == EdgeRule::kInsideWide) return InsideEdgeFlux(geo.b, geo.r, a, q, degree);
+  return ContactEdgeFlux(geo, q, degree);
 }
 
 }  // namespace detail

@@ -234,9 +234,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& geo,
 // 2 pi / 3 plus these), formed without rounding to ulps of pi.
 // Unless q is null (q[0..n_max + 1]: the law's EdgePolynomial), for laws of
 // three or more coefficients and an occultor that overlaps the disk without
-// hiding it, also *blocked = the flux the law blocks by the edge rules
-// (CrossingEdgeFlux, InsideEdgeIntegrals, InsideEdgeFlux, ContactEdgeFlux;
-// unnormalised: F - 1 = -blocked / norm), returning true; false elsewhere.
+// hiding it, also *blocked = the flux the law blocks by the edge rule
+// ChooseEdgeRule picks (edge_rules.h; unnormalised: F - 1 = -blocked /
+// norm), returning true; false elsewhere.
 JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
                               double* ds_db, double* ds_dr, double* deficit,
                               const double* q = nullptr, double* blocked = nullptr) {
@@ -267,16 +267,15 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
     const double bxc = ((r - 1) * (r + 1) + b * b) / (2 * b);
     d0 = -(SegmentArea(geo.kappa1, h, xc) + r * r * SegmentArea(geo.kappa0, h / r, bxc / r));
   }
-  // Crossing, laws of three or more coefficients: the flux the law blocks
-  // by CrossingEdgeFlux, or ContactEdgeFlux next to contact (those of one or
-  // two keep the Green's basis, as the vectorised path has it: their Green's
-  // coefficients are not large against the normalisation).
-  bool with_edge = false;
-  if (q && n_max >= 3 && !geo.inside) {
-    *blocked = geo.k2 < kCrossingRuleMaxK2 ? CrossingEdgeFlux(geo, q, n_max + 1)
-                                           : ContactEdgeFlux(geo, q, n_max + 1);
-    with_edge = true;
-  }
+  // Laws of three or more coefficients: the flux the law blocks by the edge
+  // rule for where the occultor is (those of one or two keep the Green's
+  // basis, as the vectorised path has it: their Green's coefficients are not
+  // large against the normalisation). Inside the disk away from its limb,
+  // InsideEdgeIntegrals gives it below, with s_n.
+  const double a = (1 - r) * (1 + r) - b * b;
+  const EdgeRule rule = ChooseEdgeRule(geo, a);
+  const bool with_edge = q != nullptr && n_max >= 3;
+  if (with_edge && rule != EdgeRule::kInside) *blocked = EdgeFlux(rule, geo, a, q, n_max + 1);
 
   // s_0..s_2 (sec. 3, 5, 6).
   const Lambda lambda = n_max >= 1 ? LinearLambda(geo) : Lambda{0, 0, 0};
@@ -323,7 +322,6 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
     }
   }
   if (n_max < 3) return with_edge;
-  const double a = (1 - r) * (1 + r) - b * b;
   const double c = -geo.one_minus_bmr2 * geo.one_minus_bpr2;
   // For small b (inside the disk), dP/db without the 1/b, from the N_n
   // (sec. 7.7-7.8; the paper's b_c = 1e-3; its printed form has a spurious
@@ -346,16 +344,10 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   // coefficients (returned above) keep the closed forms, as the vectorised
   // path computes them: their Green's coefficients are not large against
   // the normalisation.
-  const bool edge_rule = geo.inside && 2 * b * r <= kEdgeRuleMaxX * a;
-  if (edge_rule) {
-    InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1], q, n_max + 1, blocked);
-  } else if (q && geo.inside) {
-    *blocked = 2 * b * r <= kWideEdgeRuleMaxX * a ? InsideEdgeFlux(b, r, a, q, n_max + 1)
-                                                   : ContactEdgeFlux(geo, q, n_max + 1);
-  }
-  if (geo.inside) with_edge = q != nullptr;
+  const bool inside_rule = rule == EdgeRule::kInside;
+  if (inside_rule) InsideEdgeIntegrals(b, r, a, n_max, s, &deficit[1], q, n_max + 1, blocked);
   for (int n = 3; n <= n_max; ++n) {
-    if (!edge_rule) {
+    if (!inside_rule) {
       s[n] = -(low_k ? one_plus_r2_minus_b2 * m[n] - m[n + 2]
                      : 2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]));
     }
