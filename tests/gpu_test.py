@@ -104,10 +104,11 @@ CALLBACK_TARGET = re.compile(r'custom_call_target="[^"]*(callback|host)[^"]*"', 
 SOLVE_TARGET = _ffi.target("kepler_solve")  # the FFI target name (jaxlib_ext/ops.bzl)
 KEPLER_TARGET = f'custom_call_target="{SOLVE_TARGET}"'
 
-# The classes tools/gpu_check.py runs under compute-sanitizer: every shape,
-# size and bad input the kernel is launched with; not the numerical-gradient
-# and transform tests, whose many small launches memcheck makes slow.
-SANITIZER_CLASSES = ("PlacementTest", "AgreementTest", "BadInputTest", "SizeTest")
+# The classes tools/gpu_check.py runs under compute-sanitizer (memcheck and
+# racecheck): every shape, size and bad input the kernels are launched with,
+# and the light curve's laws and gradients; not the numerical-gradient and
+# transform tests, whose many small launches memcheck makes slow.
+SANITIZER_CLASSES = ("PlacementTest", "AgreementTest", "BadInputTest", "SizeTest", "LimbDarkTest")
 
 DEVICE = None  # the GPU (the CPU in the smoke test), set by setUpModule
 CPU = None

@@ -19,14 +19,15 @@ Steps, each bounded by a timeout:
                  JAX_PLATFORMS=cuda, once per KEPLER_TEST_X64 value of its row
                  (NAME, NAME_x64off), all at the same time, by
                  tools/wheel_tests.py (JUnit XML), and alongside them
-  memcheck       tests/gpu_test.py's SANITIZER_CLASSES under compute-sanitizer
-                 --tool memcheck (KEPLER_GPU_TEST_SANITIZER=1)
+  memcheck,      tests/gpu_test.py's SANITIZER_CLASSES under compute-sanitizer
+  racecheck      --tool memcheck and --tool racecheck (KEPLER_GPU_TEST_SANITIZER=1),
+                 each a run of its own
   gpu_benchmark  benchmarks/gpu_benchmark.py, alone on the GPU
   ncu            (KEPLER_NCU=1 only) Nsight Compute on the kernel, N = 1e7
 
 Writes into $KEPLER_CHECK_OUT, else $OUT, else ./gpu_out, after every step
 (a run cut short leaves what it had): summary.txt (each step's status, test
-counts and failures, memcheck's ERROR SUMMARY, the benchmark's targets),
+counts and failures, the sanitizers' summaries, the benchmark's targets),
 env.txt, gpu_benchmark.md, logs.tar.gz (every log and JUnit XML) and, with
 KEPLER_NCU=1, ncu.txt. Exits non-zero when a step fails.
 
@@ -64,6 +65,8 @@ import wheel_tests  # pylint: disable=wrong-import-position
 
 PY = os.environ.get("KEPLER_CHECK_PYTHON", "python3")
 SMOKE = os.environ.get("KEPLER_CHECK_PLATFORM", "cuda") == "cpu"
+# The compute-sanitizer tools run over tests/gpu_test.py's SANITIZER_CLASSES.
+SANITIZERS = ("memcheck", "racecheck")
 PLATFORM = "cpu" if SMOKE else "cuda"
 WORK = "/tmp/kepler_gpu_check"
 LOGS, SITE, EXTRA, TEST_ROOT = (f"{WORK}/{d}" for d in ("logs", "site", "extra", "tests_root"))
@@ -191,7 +194,7 @@ def main():
               XLA_PYTHON_CLIENT_PREALLOCATE="false")  # several JAX processes share the GPU
   wheel_tests.copy_tests(TEST_ROOT)
 
-  # tests and memcheck, at the same time.
+  # tests and sanitizers, at the same time.
   runs = [] if knob("KEPLER_SKIP_TESTS") else wheel_tests.select(wheel_tests.load_table(), "gpu")
   only = [t for t in os.environ.get("KEPLER_CHECK_TESTS", "").split(",") if t]
   if only:
@@ -206,28 +209,35 @@ def main():
   if knob("KEPLER_SKIP_TESTS"):
     record("tests", "skipped (KEPLER_SKIP_TESTS=1)")
   if knob("KEPLER_SKIP_SANITIZER") or SMOKE or not shutil.which("compute-sanitizer"):
-    record("memcheck", "skipped (%s)" % ("KEPLER_SKIP_SANITIZER=1" if knob("KEPLER_SKIP_SANITIZER") else
-                                         "a CPU smoke test" if SMOKE else "compute-sanitizer not found"))
+    why = ("KEPLER_SKIP_SANITIZER=1" if knob("KEPLER_SKIP_SANITIZER") else
+           "a CPU smoke test" if SMOKE else "compute-sanitizer not found")
+    for tool in SANITIZERS:
+      record(tool, f"skipped ({why})")
   else:
-    san = ["compute-sanitizer", "--tool", "memcheck", "--print-limit", "100"]
     usage = output("compute-sanitizer", "--help")
+    options = ["--print-limit", "100"]
     # API errors that XLA expects and handles would count as errors: left out.
-    san += ["--report-api-errors", "no"] * ("--report-api-errors" in usage)
-    san += ["--error-exitcode", "86"] * ("--error-exitcode" in usage)
+    options += ["--report-api-errors", "no"] * ("--report-api-errors" in usage)
+    options += ["--error-exitcode", "86"] * ("--error-exitcode" in usage)
     classes = next(ast.literal_eval(n.value) for n in ast.parse(read("tests/gpu_test.py")).body
                    if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "SANITIZER_CLASSES")
-    # The platform allocator: one cudaMalloc per buffer, so that an overrun leaves its allocation.
-    runs.append(wheel_tests.Run("gpu_test", "1", tuple(classes), label="memcheck", prefix=tuple(san), timeout=240,
-                                env=dict(JAX_PLATFORMS="cuda", KEPLER_GPU_TEST_SANITIZER="1",
-                                         XLA_PYTHON_CLIENT_ALLOCATOR="platform")))
+    for tool in SANITIZERS:
+      # The platform allocator: one cudaMalloc per buffer, so that an overrun leaves its allocation.
+      runs.append(wheel_tests.Run("gpu_test", "1", tuple(classes), label=tool, timeout=240,
+                                  prefix=("compute-sanitizer", "--tool", tool, *options),
+                                  env=dict(JAX_PLATFORMS="cuda", KEPLER_GPU_TEST_SANITIZER="1",
+                                           XLA_PYTHON_CLIENT_ALLOCATOR="platform")))
   wheel_tests.run_tests(runs, PY, TEST_ROOT, LOGS, env=base, jobs=2 if SMOKE else len(runs), quiet=True)
   for test in runs:
-    if test.label != "memcheck":
+    if test.label not in SANITIZERS:
       finish(test)
       continue
-    summary = re.findall(r"ERROR SUMMARY: \d+ errors?", read(test.log)) or ["no ERROR SUMMARY"]
-    verdict = "" if summary[-1] == "ERROR SUMMARY: 0 errors" else "FAILED: "
-    finish(test, f"{verdict}{summary[-1]}; the sanitizer subset: ")
+    # "ERROR SUMMARY: 0 errors"; racecheck's "RACECHECK SUMMARY: 0 hazards
+    # displayed (0 errors, 0 warnings)" too.
+    summaries = list(dict.fromkeys(re.findall(r"(?:ERROR|RACECHECK) SUMMARY: [^\n]*", read(test.log))))
+    errors = [int(n) for line in summaries for n in re.findall(r"(\d+) errors?\b", line)]
+    verdict = "" if summaries and not any(errors) else "FAILED: "
+    finish(test, f"{verdict}{'; '.join(summaries) or 'no sanitizer summary'}; the sanitizer subset: ")
   if os.path.isfile(f"{LOGS}/gpu_test.log"):  # what gpu_test only reports (CUDA graphs, subnormal e)
     notes.extend(l[:1500] for l in read(f"{LOGS}/gpu_test.log").splitlines() if l.startswith("gpu_test: "))
 
