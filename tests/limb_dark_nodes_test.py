@@ -28,7 +28,7 @@ def _load_script():
 
 def _tables(text):
   """{function name: [the doubles of its table]} of the header's text."""
-  found = re.findall(r"Table<(\d+)> (\w+)\(\) \{\s*return \{\{(.*?)\}\};", text, re.S)
+  found = re.findall(r"Table<(\d+)> (\w+(?:<\d+>)?)\(\) \{\s*return \{\{(.*?)\}\};", text, re.S)
   tables = {}
   for size, name, body in found:
     values = [float(v) for v in body.replace("\n", " ").split(",") if v.strip()]
@@ -52,11 +52,11 @@ class NodesTest(absltest.TestCase):
 
   def test_every_table(self):
     self.assertEqual(sorted(self.tables), sorted([
-        "CosPiOver16", "CosPiOver32", "GaussHalfPiCos", "GaussHalfPiSin2",
+        "HalfPeriodCos<17>", "HalfPeriodCos<33>", "GaussHalfPiCos", "GaussHalfPiSin2",
         "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "AtanCoefficients"]))
 
   def test_cosines(self):
-    for name, steps in (("CosPiOver16", 16), ("CosPiOver32", 32)):
+    for name, steps in (("HalfPeriodCos<17>", 16), ("HalfPeriodCos<33>", 32)):
       for j, value in enumerate(self.tables[name]):
         self.assertEqual(value, float(mp.cospi(mp.mpf(j) / steps)), (name, j))
 

@@ -6,7 +6,7 @@
 Every table is computed here in arbitrary precision (mpmath, 50 digits) and
 written as decimal literals that a C++ compiler rounds to the nearest double:
 - the nodes of the edge rules' quadratures (edge_rules.h): cos(pi j / 16) and
-  cos(pi j / 32) for the trapezoidal rules over a half period; 32-point
+  cos(pi j / 32) for the trapezoidal rule of 32 and 64 steps over a period; 32-point
   Gauss-Legendre on [0, pi / 2] as (cos theta_j, sin^2 theta_j, w_j) and on
   [0, 1] as (x_j, w_j), the nodes the roots of the Legendre polynomial P_32
   by Newton's method, w_j = 2 / ((1 - x_j^2) P_32'(x_j)^2) on [-1, 1];
@@ -87,9 +87,9 @@ def atan_coefficients():
   return [float(solution[k]) for k in range(size)]
 
 
-def _table(comment, name, values):
+def _table(comment, name, values, specialization=False):
   body = ",\n".join(f"      {_literal(v)}" for v in values)
-  return (f"// {comment}\n"
+  return (f"// {comment}\n" + "template <>\n" * specialization +
           f"JAXEXT_HD constexpr Table<{len(values)}> {name}() {{\n"
           f"  return {{{{\n{body},\n  }}}};\n}}\n")
 
@@ -101,11 +101,14 @@ def render():
   theta = [mp.pi / 4 * (1 + xj) for xj in x]
   quarter_pi = mp.pi / 4
   atan = atan_coefficients()
+  half_period = "template <int N>\nJAXEXT_HD constexpr Table<N> HalfPeriodCos();\n"
   tables = [
-      _table("cos(pi j / 16), j = 0..16: the trapezoidal rule of 32 steps over a period, "
-             "on its\n// half [0, pi].", "CosPiOver16", [mp.cospi(mp.mpf(j) / 16) for j in range(17)]),
-      _table("cos(pi j / 32), j = 0..32: the same rule of 64 steps.", "CosPiOver32",
-             [mp.cospi(mp.mpf(j) / 32) for j in range(33)]),
+      "// cos(pi j / (N - 1)), j = 0..N-1: the nodes of the trapezoidal rule of 2 (N - 1)\n"
+      "// steps over a period, on its half [0, pi].\n" + half_period,
+      _table("N = 17: 32 steps.", "HalfPeriodCos<17>",
+             [mp.cospi(mp.mpf(j) / 16) for j in range(17)], specialization=True),
+      _table("N = 33: 64 steps.", "HalfPeriodCos<33>",
+             [mp.cospi(mp.mpf(j) / 32) for j in range(33)], specialization=True),
       _table("32-point Gauss-Legendre on [0, pi / 2], nodes theta_j ascending: cos(theta_j).",
              "GaussHalfPiCos", [mp.cos(t) for t in theta]),
       _table("The same nodes: sin(theta_j)^2.", "GaussHalfPiSin2", [mp.sin(t) ** 2 for t in theta]),

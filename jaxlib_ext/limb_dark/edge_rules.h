@@ -77,6 +77,25 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeAtLimb(const double* q, int degree) {
   return p1;
 }
 
+// The trapezoidal rule over the whole edge of an occultor inside the disk,
+// psi in [-pi, pi] in 2 (N - 1) steps, for integrands even in psi: its N
+// nodes in [0, pi], the end ones at half weight. Fills z[j] = sqrt(a + 2 b
+// r cos psi_j) (a = 1 - b^2 - r^2) and edge[j] = (r^2 - b r cos psi_j)
+// times the node's weight, and returns twice the step (each node but the
+// ends stands for two), by which the sum of the nodes' values is multiplied.
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double HalfPeriodNodes(double b, double r, double a, double* z,
+                                                      double* edge) {
+  constexpr Table<N> kCos = HalfPeriodCos<N>();
+  const double r2 = r * r, br = b * r;
+  for (int j = 0; j < N; ++j) {
+    const double weight = (j == 0 || j == N - 1) ? 0.5 : 1.0;
+    z[j] = Sqrt(a + 2 * br * kCos.v[j]);
+    edge[j] = weight * (r2 - br * kCos.v[j]);
+  }
+  return 2 * (2 * kPi / (2 * (N - 1)));
+}
+
 // For an occultor inside the disk (b + r <= 1) with x = 2 b r / a <= 1/2
 // (kEdgeRuleMaxX), a = 1 - b^2 - r^2: s_n = -P(G_n) for n = 3..n_max and
 // the linear term's deficit s_1 - 2 pi / 3 = -J_1, J_1 the integral of z
@@ -105,30 +124,23 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
                                    double* s, double* deficit1,
                                    const double* q, int degree, double* blocked) {
   constexpr int kNodes = 17;
-  constexpr Table<kNodes> kNodeCos = CosPiOver16();
-  const double r2 = r * r, br = b * r;
-  double z[kNodes], term[kNodes], linear[kNodes], law[kNodes];
+  double z[kNodes], edge[kNodes], term[kNodes], linear[kNodes];
+  const double twice_step = HalfPeriodNodes<kNodes>(b, r, a, z, edge);
   for (int j = 0; j < kNodes; ++j) {
-    const double weight = (j == 0 || j == kNodes - 1) ? 0.5 : 1.0;
-    z[j] = Sqrt(a + 2 * br * kNodeCos.v[j]);
-    const double edge = weight * (r2 - br * kNodeCos.v[j]);
-    linear[j] = (z[j] + 1 / (1 + z[j])) * edge;
-    term[j] = z[j] * z[j] * z[j] * edge;  // z^n (r^2 - b r cos psi), n = 3
-    law[j] = edge;
+    linear[j] = (z[j] + 1 / (1 + z[j])) * edge[j];
+    term[j] = z[j] * z[j] * z[j] * edge[j];  // z^n (r^2 - b r cos psi), n = 3
   }
   if (q) {
-    double h[kNodes];
-    EdgeHornerNodes<kNodes>(q, degree, z, h);
-    for (int j = 0; j < kNodes; ++j) law[j] *= h[j];
+    double law[kNodes];
+    EdgeHornerNodes<kNodes>(q, degree, z, law);
+    for (int j = 0; j < kNodes; ++j) law[j] *= edge[j];
+    *blocked = twice_step * SumOfNodes<kNodes>(law);
   }
-  // The rule's step is 2 pi / 32; each node but the ends stands for two.
-  constexpr double kTwiceStep = 2 * (2 * kPi / 32);
-  if (q) *blocked = kTwiceStep * SumOfNodes<kNodes>(law);
   for (int n = 3; n <= n_max; ++n) {
-    s[n] = -kTwiceStep * SumOfNodes<kNodes>(term);
+    s[n] = -twice_step * SumOfNodes<kNodes>(term);
     for (int j = 0; j < kNodes; ++j) term[j] *= z[j];
   }
-  *deficit1 = -kTwiceStep * SumOfNodes<kNodes>(linear) / 3;
+  *deficit1 = -twice_step * SumOfNodes<kNodes>(linear) / 3;
 }
 
 // InsideEdgeFlux serves x = 2 b r / (1 - b^2 - r^2) up to this (where
@@ -138,20 +150,15 @@ constexpr double kWideEdgeRuleMaxX = 0.85;
 
 // The flux a law blocks (unnormalised) for an occultor inside the disk with
 // 1/2 < x <= 0.85 (kWideEdgeRuleMaxX), as InsideEdgeIntegrals' *blocked
-// with 64 nodes instead of 32: its integrand's branch points (z = 0, at
+// with 64 steps instead of 32: its integrand's branch points (z = 0, at
 // distance acosh(1 / x) from the real axis) come nearer as x grows.
 JAXEXT_HD double InsideEdgeFlux(double b, double r, double a, const double* q, int degree) {
   constexpr int kNodes = 33;
-  constexpr Table<kNodes> kNodeCos = CosPiOver32();
-  const double r2 = r * r, br = b * r;
-  double z[kNodes], v[kNodes];
-  for (int j = 0; j < kNodes; ++j) z[j] = Sqrt(a + 2 * br * kNodeCos.v[j]);
-  EdgeHornerNodes<kNodes>(q, degree, z, v);
-  for (int j = 0; j < kNodes; ++j) {
-    const double weight = (j == 0 || j == kNodes - 1) ? 0.5 : 1.0;
-    v[j] *= weight * (r2 - br * kNodeCos.v[j]);
-  }
-  return 2 * (2 * kPi / 64) * SumOfNodes<kNodes>(v);
+  double z[kNodes], edge[kNodes], law[kNodes];
+  const double twice_step = HalfPeriodNodes<kNodes>(b, r, a, z, edge);
+  EdgeHornerNodes<kNodes>(q, degree, z, law);
+  for (int j = 0; j < kNodes; ++j) law[j] *= edge[j];
+  return twice_step * SumOfNodes<kNodes>(law);
 }
 
 // CrossingEdgeFlux serves crossing occultors with k^2 below this: the

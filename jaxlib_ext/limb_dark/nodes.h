@@ -20,9 +20,14 @@ struct Table {
   double v[N];
 };
 
-// cos(pi j / 16), j = 0..16: the trapezoidal rule of 32 steps over a period, on its
-// half [0, pi].
-JAXEXT_HD constexpr Table<17> CosPiOver16() {
+// cos(pi j / (N - 1)), j = 0..N-1: the nodes of the trapezoidal rule of 2 (N - 1)
+// steps over a period, on its half [0, pi].
+template <int N>
+JAXEXT_HD constexpr Table<N> HalfPeriodCos();
+
+// N = 17: 32 steps.
+template <>
+JAXEXT_HD constexpr Table<17> HalfPeriodCos<17>() {
   return {{
       1.00000000000000000000,
       0.980785280403230449126,
@@ -44,8 +49,9 @@ JAXEXT_HD constexpr Table<17> CosPiOver16() {
   }};
 }
 
-// cos(pi j / 32), j = 0..32: the same rule of 64 steps.
-JAXEXT_HD constexpr Table<33> CosPiOver32() {
+// N = 33: 64 steps.
+template <>
+JAXEXT_HD constexpr Table<33> HalfPeriodCos<33>() {
   return {{
       1.00000000000000000000,
       0.995184726672196886245,
