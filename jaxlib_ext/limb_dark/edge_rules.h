@@ -280,16 +280,17 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
       const double sh = 0.5 * (m + m * inv), ch = sh + inv;
       double s, du, z2;  // sin(u / 2), du / dt, z^2
       if (crossing) {
-        // u / 2 = eps cosh t = a + eps, a = 2 eps sinh^2(t / 2); u / 2 -
-        // u_lo / 2 = a and u / 2 + u_lo / 2 = a + 2 eps, so that sin^2(u /
-        // 2) - sin^2(u_lo / 2) = sin(a) sin(a + 2 eps), a product without
-        // cancellation next to the arc's end; every angle sum below adds
-        // positive terms (a + 2 eps <= pi / 2 + eps < pi).
-        const double a = 2 * eps * sh * sh;
-        const double sa = Sin(a), ca = Cos(a);
-        s = sa * c1 + ca * s1;
+        // u / 2 = eps cosh t = delta + eps, delta = 2 eps sinh^2(t / 2);
+        // u / 2 - u_lo / 2 = delta and u / 2 + u_lo / 2 = delta + 2 eps, so
+        // that sin^2(u / 2) - sin^2(u_lo / 2) = sin(delta) sin(delta + 2
+        // eps), a product without cancellation next to the arc's end; every
+        // angle sum below adds positive terms (delta + 2 eps <= pi / 2 + eps
+        // < pi).
+        const double delta = 2 * eps * sh * sh;
+        const double sd = Sin(delta), cd = Cos(delta);
+        s = sd * c1 + cd * s1;
         du = 4 * eps * sh * ch;
-        z2 = 4 * br * sa * (sa * c2 + ca * s2);
+        z2 = 4 * br * sd * (sd * c2 + cd * s2);
       } else {
         s = Sin(eps * sh);
         du = 2 * eps * ch;
