@@ -47,7 +47,6 @@ Environment:
   KEPLER_NCU=1         also profile the kernel with ncu (1-2 minutes more)
 """
 
-import ast
 import glob
 import hashlib
 import os
@@ -219,8 +218,7 @@ def main():
     # API errors that XLA expects and handles would count as errors: left out.
     options += ["--report-api-errors", "no"] * ("--report-api-errors" in usage)
     options += ["--error-exitcode", "86"] * ("--error-exitcode" in usage)
-    classes = next(ast.literal_eval(n.value) for n in ast.parse(read("tests/gpu_test.py")).body
-                   if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "SANITIZER_CLASSES")
+    classes = wheel_tests.top_level_literal("tests/gpu_test.py", "SANITIZER_CLASSES")
     for tool in SANITIZERS:
       # The platform allocator: one cudaMalloc per buffer, so that an overrun leaves its allocation.
       runs.append(wheel_tests.Run("gpu_test", "1", tuple(classes), label=tool, timeout=240,

@@ -45,15 +45,21 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SELECTIONS = ("wheel", "arm64", "gpu")
 
 
-def load_table(repo=REPO):
-  """tests/test_table.bzl's TESTS, read as a Python literal."""
-  path = os.path.join(repo, "tests", "test_table.bzl")
+def top_level_literal(path, name):
+  """A top-level `name = <literal>` of a Python or Starlark file, as Python
+  reads the literal (tools/gpu_check.py, tools/arm64/test.sh and this file
+  read their lists of tests and ops so)."""
   with open(path) as f:
     module = ast.parse(f.read(), path)
   for node in module.body:
-    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["TESTS"]:
+    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
       return ast.literal_eval(node.value)
-  raise ValueError(f"{path}: no TESTS = {{...}}")
+  raise ValueError(f"{path}: no top-level `{name} = ...`")
+
+
+def load_table(repo=REPO):
+  """tests/test_table.bzl's TESTS."""
+  return top_level_literal(os.path.join(repo, "tests", "test_table.bzl"), "TESTS")
 
 
 @dataclasses.dataclass

@@ -36,10 +36,8 @@ check() {  # check NAME COMMAND...: runs it, records a failure
 # 1. C++ tests.
 # Every op's CPU-variant and handler tests (op_targets in jaxlib_ext/ops.bzl),
 # for each op of OPS, and the known-values test of Kepler's equation.
-ops=$(python3 -c 'import ast
-for n in ast.parse(open("jaxlib_ext/ops.bzl").read()).body:
-  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "OPS":
-    print(" ".join(ast.literal_eval(n.value)))')
+ops=$(python3 -c 'import sys; sys.path.insert(0, "tools"); import wheel_tests
+print(" ".join(wheel_tests.top_level_literal("jaxlib_ext/ops.bzl", "OPS")))')
 targets=(//jaxlib_ext/kepler_solve:kepler_solve_known_values_test)
 for op in $ops; do
   targets+=("//jaxlib_ext/$op:${op}_cpu_isa_test" "//jaxlib_ext/$op:${op}_cpu_handler_test")
