@@ -9,7 +9,6 @@ a row in the table. tests/BUILD.bazel lists every op's targets as this test's
 data, so an op without them fails to build the test.
 """
 
-import ast
 import glob
 import os
 import re
@@ -19,26 +18,16 @@ from absl.testing import absltest
 import kepler
 from kepler import _ffi
 from kepler._lib import _kepler_cpu
+from tools import wheel_tests
 
 # The files op_targets (jaxlib_ext/ops.bzl) builds an op from.
 OP_FILES = ("{op}.h", "{op}_ffi.h", "{op}_cpu_loops.h", "{op}_cpu_loops.cc", "{op}_cpu.cc",
             "{op}_kernel.h", "{op}_kernel.cu", "{op}_cuda.cc", "{op}_cpu_isa_test.cc",
             "{op}_cpu_handler_test.cc", "BUILD.bazel")
 
-
-def _starlark_value(path, name):
-  """A top-level `name = <literal>` of a .bzl file, as Python reads the literal."""
-  with open(path) as f:
-    module = ast.parse(f.read(), path)
-  for node in module.body:
-    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
-      return ast.literal_eval(node.value)
-  raise AssertionError(f"{path} has no `{name} = ...`")
-
-
-OPS = _starlark_value("jaxlib_ext/ops.bzl", "OPS")
-PREFIX = _starlark_value("jaxlib_ext/ops.bzl", "PREFIX")
-TESTS = _starlark_value("tests/test_table.bzl", "TESTS")
+OPS = wheel_tests.top_level_literal("jaxlib_ext/ops.bzl", "OPS")
+PREFIX = wheel_tests.top_level_literal("jaxlib_ext/ops.bzl", "PREFIX")
+TESTS = wheel_tests.load_table(".")
 
 
 class OpLayoutTest(absltest.TestCase):

@@ -47,8 +47,8 @@ SELECTIONS = ("wheel", "arm64", "gpu")
 
 def top_level_literal(path, name):
   """A top-level `name = <literal>` of a Python or Starlark file, as Python
-  reads the literal (tools/gpu_check.py, tools/arm64/test.sh and this file
-  read their lists of tests and ops so)."""
+  reads the literal (tools/gpu_check.py, tools/arm64/test.sh,
+  tests/layout_test.py and this file read their lists of tests and ops so)."""
   with open(path) as f:
     module = ast.parse(f.read(), path)
   for node in module.body:
