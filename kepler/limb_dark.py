@@ -1,9 +1,11 @@
 """Limb-darkened transit light curves: kepler.limb_dark.light_curve.
 
 The closed form of Agol, Luger & Foreman-Mackey (2020, AJ 159, 123) for a
-star with polynomial limb darkening of any order, computed by the compiled
-handlers (jaxlib_ext/limb_dark/: limb_dark_cpu.cc, limb_dark_cuda.cc, the
-math in limb_dark.h) with its first derivatives in b, r and u.
+star with polynomial limb darkening of any order, and the power-2, Claret
+four-coefficient, square-root and logarithmic laws by edge integrals exact
+to rounding, computed by the compiled handlers (jaxlib_ext/limb_dark/:
+limb_dark_cpu.cc, limb_dark_cuda.cc, the math in limb_dark.h) with their
+first derivatives in b, r and u.
 """
 
 import functools
@@ -16,7 +18,7 @@ from kepler import _ffi
 from kepler._ffi import elementwise
 from kepler._ffi import partition
 
-__all__ = ["light_curve", "MAX_ORDER", "MAX_CROSSING_RADIUS"]
+__all__ = ["light_curve", "power2_from_h", "LAWS", "MAX_ORDER", "MAX_CROSSING_RADIUS"]
 
 _TARGET = _ffi.target("limb_dark")
 # The most coefficients u the op takes (jaxlib_ext/limb_dark/solution_vector.h,
@@ -26,20 +28,31 @@ MAX_ORDER = _ffi.constant("LIMB_DARK_MAX_ORDER")
 # kMaxCrossingRadius): beyond it, |b - r| < 1 gives NaN.
 MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 
+# The laws `light_curve` takes, by name, in the order of the handler's `law`
+# attribute (jaxlib_ext/limb_dark/laws.h, Law), each with the number of
+# coefficients u it takes (None: the polynomial law, any up to MAX_ORDER).
+_LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic")
+if len(_LAW_NAMES) != _ffi.constant("LIMB_DARK_LAW_COUNT"):
+  raise ImportError("kepler.limb_dark: the compiled module's laws are not this package's")
+LAWS = {name: (None if i == 0 else _ffi.constant(f"LIMB_DARK_LAW_{i}_COEFFICIENTS"))
+        for i, name in enumerate(_LAW_NAMES)}
 
-def _call(u, b, r, with_du):
+
+def _call(u, b, r, law, with_du):
   """(F - 1, dF/db, dF/dr, dF/du) from one call of the handler: dF/du the
   tuple (dF/du_1, ..., dF/du_N) of arrays of b's shape with with_du, else ().
   Partitioned elementwise in b, r on many devices, u replicated
   (kepler/_ffi/partition.py)."""
   n_du = u.shape[-1] if with_du else 0
-  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du)
+  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du,
+                       attrs=(("law", np.int32(law)),))
   return out[0], out[1], out[2], tuple(out[3:])
 
 
-def _value(u, b, r):
+def _value(u, b, r, law):
   """F - 1 alone, which the handler computes faster than with its derivatives."""
-  return partition.call(_TARGET, (b, r), shared=(u,), n_results=1)[0]
+  return partition.call(_TARGET, (b, r), shared=(u,), n_results=1,
+                        attrs=(("law", np.int32(law)),))[0]
 
 
 def _fd_step(x):
@@ -52,17 +65,17 @@ def _fd_step(x):
   return 1e-6 * jnp.maximum(1.0, jnp.abs(x))
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
-def _kernel(u, b, r, with_du):
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
+def _kernel(u, b, r, law, with_du):
   """(F - 1, dF/db, dF/dr, dF/du): see _call."""
-  return _call(u, b, r, with_du)
+  return _call(u, b, r, law, with_du)
 
 
 @_kernel.defjvp
-def _kernel_jvp(with_du, primals, tangents):
+def _kernel_jvp(law, with_du, primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
-  out = _kernel(u, b, r, with_du)
+  out = _kernel(u, b, r, law, with_du)
   # Second derivatives, numerically (see _fd_step): central differences of
   # every output in b, in r and in each coefficient of u. Each is taken from
   # the primal alone and multiplied by its tangent, so that the tangent
@@ -71,32 +84,35 @@ def _kernel_jvp(with_du, primals, tangents):
     return jax.tree_util.tree_map(lambda p, m: (p - m) / (2 * eps), plus, minus)
 
   eps_b, eps_r = _fd_step(b), _fd_step(r)
-  d_b = central(_kernel(u, b + eps_b, r, with_du), _kernel(u, b - eps_b, r, with_du), eps_b)
-  d_r = central(_kernel(u, b, r + eps_r, with_du), _kernel(u, b, r - eps_r, with_du), eps_r)
+  d_b = central(_kernel(u, b + eps_b, r, law, with_du), _kernel(u, b - eps_b, r, law, with_du),
+                eps_b)
+  d_r = central(_kernel(u, b, r + eps_r, law, with_du), _kernel(u, b, r - eps_r, law, with_du),
+                eps_r)
   tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
   eps_u = _fd_step(jnp.zeros((), u.dtype))
   for j in range(u.shape[0]):  # u is 1-D (see _light_curve_jvp)
     step = jnp.zeros(u.shape[0], u.dtype).at[j].set(eps_u)
-    d_u = central(_kernel(u + step, b, r, with_du), _kernel(u - step, b, r, with_du), eps_u)
+    d_u = central(_kernel(u + step, b, r, law, with_du), _kernel(u - step, b, r, law, with_du),
+                  eps_u)
     tangent = jax.tree_util.tree_map(lambda t, d: t + d * du[j], tangent, d_u)
   return out, tangent
 
 
-@jax.custom_jvp
-def _light_curve(u, b, r):
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
+def _light_curve(u, b, r, law):
   # Not differentiated (derivatives come from _light_curve_jvp).
-  return _value(u, b, r)
+  return _value(u, b, r, law)
 
 
 def _is_zero(tangent):
   return isinstance(tangent, jax.custom_derivatives.SymbolicZero)
 
 
-def _light_curve_jvp(primals, tangents):
+def _light_curve_jvp(law, primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
   # One call of the handler, with dF/du when the tangent in u is needed.
-  flux, d_db, d_dr, d_du = _kernel(u, b, r, not _is_zero(du))
+  flux, d_db, d_dr, d_du = _kernel(u, b, r, law, not _is_zero(du))
   tangent = jnp.zeros_like(flux)
   if not _is_zero(db):
     tangent = tangent + d_db * db
@@ -114,21 +130,35 @@ def _light_curve_jvp(primals, tangents):
 _light_curve.defjvp(_light_curve_jvp, symbolic_zeros=True)
 
 
-def light_curve(u, b, r, *, order=None):
+def light_curve(u, b, r, *, law="polynomial", order=None):
   """Relative flux minus one of a limb-darkened star occulted by a planet.
 
-  For a star of unit radius with intensity I(mu) = 1 - sum_n u_n (1 - mu)^n
-  and an opaque disk of radius r at projected separation b (|b| is used):
-  0 out of transit, negative in transit (-1 when the star is fully hidden).
-  The closed form of Agol, Luger & Foreman-Mackey (2020).
+  For a star of unit radius with intensity I(mu) given by `law` and an
+  opaque disk of radius r at projected separation b (|b| is used): 0 out of
+  transit, negative in transit (-1 when the star is fully hidden).
+
+  The laws (docs/limb_darkening_laws.md; batman's definitions and order of
+  the coefficients, so that a fit's coefficients carry over):
+    "polynomial" (default): I = 1 - sum_n u_n (1 - mu)^n, N <= MAX_ORDER (32)
+      coefficients; empty: a uniform disk; 2: the quadratic law. The closed
+      form of Agol, Luger & Foreman-Mackey (2020).
+    "power2": u = (c, alpha), I = 1 - c (1 - mu^alpha), alpha > 0 (Maxted's
+      (h1, h2): power2_from_h).
+    "nonlinear": u = (c1, c2, c3, c4), I = 1 - sum_k c_k (1 - mu^(k/2))
+      (Claret 2000).
+    "square_root": u = (u1, u2), I = 1 - u1 (1 - mu) - u2 (1 - sqrt(mu)).
+    "logarithmic": u = (u1, u2), I = 1 - u1 (1 - mu) - u2 mu log(mu).
+  The laws other than the polynomial are integrated over the occultor's edge
+  by rules exact to rounding (within about 1e-14 of an arbitrary-precision
+  quadrature of the law; docs/accuracy_and_speed.md).
 
   Args:
-    u: the coefficients u_1..u_N, shape (N,) with N <= MAX_ORDER (32); empty:
-      a uniform disk; 2: the quadratic law. An array (jax or numpy), or a
+    u: the law's coefficients, shape (N,): an array (jax or numpy), or a
       list or tuple of numbers, arrays or tracers (`(u1, u2)` inside a jitted
       model works).
     b, r: broadcast against each other like a jnp binary op; arrays, scalars,
       or lists or tuples of them.
+    law: the law's name, one of LAWS; static (not traced).
     order: accepted for compatibility with jaxoplanet's light_curve (its
       quadrature order) and ignored: the closed form needs none.
 
@@ -139,24 +169,48 @@ def light_curve(u, b, r, *, order=None):
 
   Elements with r < 0, or NaN or +-inf in b or r, or an occultor larger than
   MAX_CROSSING_RADIUS (1e6) across the limb (|b - r| < 1), are NaN; NaN or
-  inf in u makes every element NaN. Differentiable in u, b and r (first derivatives
-  analytic, from the kernel; higher orders by central differences of them);
-  vmap over any argument.
+  inf in u, power2's alpha <= 0, or a law whose star has no positive flux
+  (the normalisation pi (1 - c alpha / (alpha + 2)) for power2) makes every
+  element NaN. Coefficients outside a law's physical region (a negative
+  intensity somewhere) are computed as the formula says. Differentiable in
+  u, b and r (first derivatives analytic, from the kernel, alpha's
+  included; higher orders by central differences of them); vmap over any
+  argument.
 
   Raises:
     TypeError: an argument of complex, bool or other non-real dtype.
-    ValueError: u not 1-D, more than MAX_ORDER coefficients, or b and r
+    ValueError: an unknown law; u not 1-D, more than MAX_ORDER coefficients
+      for the polynomial law or not the number another law takes; b and r
       shapes that do not broadcast.
   """
   del order
+  if law not in LAWS:
+    raise ValueError(f"kepler.limb_dark.light_curve: unknown law {law!r}; the laws are "
+                     f"{', '.join(map(repr, LAWS))}")
   u = elementwise.as_array("limb_dark.light_curve", "u", u)
   if np.ndim(u) != 1:
     raise ValueError(f"kepler.limb_dark.light_curve: u must be 1-D, got shape {np.shape(u)}")
-  if np.shape(u)[0] > MAX_ORDER:
+  count = LAWS[law]
+  if count is None and np.shape(u)[0] > MAX_ORDER:
     raise ValueError(f"kepler.limb_dark.light_curve: {np.shape(u)[0]} coefficients; at most "
                      f"{MAX_ORDER} are supported")
+  if count is not None and np.shape(u)[0] != count:
+    raise ValueError(f"kepler.limb_dark.light_curve: law {law!r} takes {count} coefficients, "
+                     f"got {np.shape(u)[0]}")
   (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
   # |b| inside the kernel, whose dF/db is that in b itself (limb_dark.h).
-  flux = _light_curve(u, b, r)
+  flux = _light_curve(u, b, r, _LAW_NAMES.index(law))
   return flux.astype(dtype)
+
+
+def power2_from_h(h1, h2):
+  """The power-2 law's (c, alpha) from Maxted's (2018, A&A 616, A39) h1 = I(1/2)
+  and h2 = I(1/2) - I(0) (intensities relative to the centre's):
+  c = 1 - h1 + h2, alpha = log2(c / h2). Works on arrays and tracers.
+
+  Returns:
+    (c, alpha), for light_curve(jnp.stack([c, alpha]), b, r, law="power2").
+  """
+  c = 1 - h1 + h2
+  return c, jnp.log2(c / h2)

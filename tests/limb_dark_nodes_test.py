@@ -53,7 +53,24 @@ class NodesTest(absltest.TestCase):
   def test_every_table(self):
     self.assertEqual(sorted(self.tables), sorted([
         "HalfPeriodCos<17>", "HalfPeriodCos<33>", "GaussHalfPiCos", "GaussHalfPiSin2",
-        "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "AtanCoefficients"]))
+        "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "GradedHalfPiCos",
+        "GradedHalfPiSin2", "GradedHalfPiWeight", "AtanCoefficients"]))
+
+  def test_graded_rule(self):
+    # theta = pi/2 (1 - (1 - s)^3): a rule on [0, pi/2] whose nodes crowd at
+    # pi/2. Against integrals with the endpoint behaviour it is for:
+    # cos(theta)^p for fractional p >= 1 (every integrand of the crossing
+    # rule carries a factor cos(theta) from dpsi; cos^2 + sin^2 = 1 at every
+    # node).
+    mp.mp.dps = 30
+    cos, sin2 = self.tables["GradedHalfPiCos"], self.tables["GradedHalfPiSin2"]
+    weights = self.tables["GradedHalfPiWeight"]
+    for c, s2 in zip(cos, sin2):
+      self.assertAlmostEqual(c * c + s2, 1.0, delta=4e-16)
+    for p in (0.0, 1.0, 1.05, 1.37, 2.5, 4.0):
+      want = mp.sqrt(mp.pi) * mp.gamma((p + 1) / 2) / (2 * mp.gamma(p / 2 + 1))
+      got = mp.fsum(mp.mpf(w) * mp.mpf(c) ** p for c, w in zip(cos, weights))
+      self.assertLess(abs(got - want), 2e-15, p)
 
   def test_cosines(self):
     for name, steps in (("HalfPeriodCos<17>", 16), ("HalfPeriodCos<33>", 32)):

@@ -100,6 +100,7 @@ def render():
   x, w = gauss_legendre(GAUSS_POINTS)
   theta = [mp.pi / 4 * (1 + xj) for xj in x]
   quarter_pi = mp.pi / 4
+  unit = [(1 + xj) / 2 for xj in x]
   atan = atan_coefficients()
   half_period = "template <int N>\nJAXEXT_HD constexpr Table<N> HalfPeriodCos();\n"
   tables = [
@@ -113,6 +114,14 @@ def render():
              "GaussHalfPiCos", [mp.cos(t) for t in theta]),
       _table("The same nodes: sin(theta_j)^2.", "GaussHalfPiSin2", [mp.sin(t) ** 2 for t in theta]),
       _table("The same rule's weights.", "GaussHalfPiWeight", [quarter_pi * wj for wj in w]),
+      _table("The same rule graded towards pi / 2: nodes theta_j = pi / 2 (1 - (1 - s_j)^3),\n"
+             "// s_j 32-point Gauss-Legendre on [0, 1], ascending: cos(theta_j).",
+             "GradedHalfPiCos", [mp.sin(mp.pi / 2 * (1 - s) ** 3) for s in unit]),
+      _table("The same nodes: sin(theta_j)^2.", "GradedHalfPiSin2",
+             [mp.cos(mp.pi / 2 * (1 - s) ** 3) ** 2 for s in unit]),
+      _table("The same rule's weights, dtheta / ds = 3 pi / 2 (1 - s)^2 included.",
+             "GradedHalfPiWeight",
+             [wj / 2 * 3 * mp.pi / 2 * (1 - s) ** 2 for s, wj in zip(unit, w)]),
       _table("32-point Gauss-Legendre on [0, 1]: nodes, ascending.", "GaussUnitNode",
              [(1 + xj) / 2 for xj in x]),
       _table("The same rule's weights.", "GaussUnitWeight", [wj / 2 for wj in w]),

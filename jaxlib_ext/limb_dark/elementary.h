@@ -37,6 +37,7 @@ JAXEXT_HD double Asin(double x) { return LIMB_DARK_STD(asin)(x); }
 JAXEXT_HD double Sin(double x) { return LIMB_DARK_STD(sin)(x); }
 JAXEXT_HD double Cos(double x) { return LIMB_DARK_STD(cos)(x); }
 JAXEXT_HD double Expm1(double x) { return LIMB_DARK_STD(expm1)(x); }
+JAXEXT_HD double Log(double x) { return LIMB_DARK_STD(log)(x); }
 JAXEXT_HD double Asinh(double x) { return LIMB_DARK_STD(asinh)(x); }
 JAXEXT_HD double Acosh(double x) { return LIMB_DARK_STD(acosh)(x); }
 JAXEXT_HD bool IsFinite(double x) { return LIMB_DARK_STD(isfinite)(x); }

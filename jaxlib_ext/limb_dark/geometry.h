@@ -11,6 +11,12 @@ namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
+// An occultor larger than this whose limb crosses the disk gives NaN: the
+// solution vector's terms (and the edge rules' r (r - b) against
+// the limb's share) cancel to about r * 1e-17 (1e-12 at r = 1e5, 0.2
+// at r = 1e15 with six coefficients).
+constexpr double kMaxCrossingRadius = 1e6;
+
 namespace detail {
 
 // Per-element geometry of the overlap (sec. 2).

@@ -3,8 +3,10 @@
 // derivatives for stars with polynomial limb darkening", AJ 159, 123 (2020),
 // arXiv:1908.03222 (section numbers in these files are that paper's).
 //
-// This header holds the entry points; the math is in the headers it
-// includes, one object each, read top-down: polynomial_law.h (the law's
+// This header holds the entry points of the polynomial laws and the
+// kernel's per-element body; the math is in the headers it includes, one
+// object each, read top-down: law_flux.h (the other laws' light curve, with
+// laws.h, the laws themselves), polynomial_law.h (the polynomial law's
 // coefficients in the Green's basis and its edge polynomial),
 // solution_vector.h (s_n and its derivatives), edge_rules.h (the blocked flux
 // as an integral over the occultor's edge), geometry.h, elliptic.h,
@@ -39,17 +41,14 @@
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/elementary.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
+#include "jaxlib_ext/limb_dark/law_flux.h"
+#include "jaxlib_ext/limb_dark/laws.h"
 #include "jaxlib_ext/limb_dark/polynomial_law.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
-
-// An occultor larger than this whose limb crosses the disk gives NaN: the
-// solution vector's terms cancel to about r * 1e-17 (1e-12 at r = 1e5, 0.2
-// at r = 1e15 with six coefficients).
-constexpr double kMaxCrossingRadius = 1e6;
 
 // One point of the light curve, what every handler computes per element:
 // with g[0..order] the Green's-basis coefficients, q[0..order + 1] the edge
@@ -155,6 +154,27 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
 // order, unless d_du[0] is null (d_du holds kMaxOrder pointers). Forms its
 // row's Green's coefficients itself: at most kMaxOrder^2 flops, small next
 // to the point's own work.
+// LawCurveElement: the same for a law of laws.h (law != kPolynomial),
+// order = LawCoefficients(law).
+template <typename T>
+JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int order,
+                               std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
+                               T* d_dr, T* const* d_du) {
+  double coefficients[kMaxLawTerms];
+  const T* row = u + (i / group_size) * order;
+  for (int j = 0; j < order; ++j) coefficients[j] = static_cast<double>(row[j]);
+  const LawFlux f = LawLightCurvePoint(law, coefficients, static_cast<double>(b[i]),
+                                       static_cast<double>(r[i]));
+  flux[i] = static_cast<T>(f.value);
+  if (d_db) {
+    d_db[i] = static_cast<T>(f.d_db);
+    d_dr[i] = static_cast<T>(f.d_dr);
+  }
+  if (d_du[0]) {
+    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(f.du[j]);
+  }
+}
+
 template <typename T>
 JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
                                  std::int64_t group_size, std::int64_t i, T* flux,

@@ -23,6 +23,13 @@ JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_ORDER, kMaxOrder);
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_CROSSING_RADIUS, static_cast<int64_t>(kMaxCrossingRadius));
 static_assert(kMaxCrossingRadius == static_cast<int64_t>(kMaxCrossingRadius),
               "exported as an integer");
+// kepler.limb_dark.LAWS: how many laws, and how many coefficients each takes.
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_COUNT, kLawCount);
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_1_COEFFICIENTS, LawCoefficients(1));
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_2_COEFFICIENTS, LawCoefficients(2));
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_3_COEFFICIENTS, LawCoefficients(3));
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_4_COEFFICIENTS, LawCoefficients(4));
+static_assert(kLawCount == 5, "one constant per law above");
 
 namespace {
 
@@ -32,17 +39,19 @@ constexpr size_t kParallelMinElements = 2048;
 
 ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::AnyBuffer b,
                            ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
-                           ffi::RemainingRets rest) {
+                           ffi::RemainingRets rest, int32_t law) {
   Layout layout;
-  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, &layout); err.failure()) {
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, law, &layout); err.failure()) {
     return err;
   }
   const IsaChoice& isa = ActiveCpuIsa();
   if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
   const LightCurveLoops& loops = LoopsForIsa(isa.isa);
+  const LawCurveLoops& law_loops = LawLoopsForIsa(isa.isa);
   return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
     using T = decltype(zero);
     const LightCurveLoop<T> loop = loops.get(zero);
+    const LawCurveLoop<T> law_loop = law_loops.get(zero);
     const T* u_data = u.typed_data<T>();
     const T* b_data = b.typed_data<T>();
     const T* r_data = r.typed_data<T>();
@@ -57,10 +66,21 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
       while (begin < end) {
         const size_t row = begin / l.group_size;
         const size_t stop = std::min(end, (row + 1) * l.group_size);
-        const double norm = GreensRow(u_data + row * l.order, l.order, g, q);
         for (int j = 0; j < l.order; ++j) {
           d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
         }
+        if (l.law != Law::kPolynomial) {
+          double coefficients[kMaxLawTerms];
+          for (int j = 0; j < l.order; ++j) {
+            coefficients[j] = static_cast<double>(u_data[row * l.order + j]);
+          }
+          law_loop(l.law, coefficients, b_data + begin, r_data + begin, f_data + begin,
+                   fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
+                   l.with_du ? d_du : nullptr, stop - begin);
+          begin = stop;
+          continue;
+        }
+        const double norm = GreensRow(u_data + row * l.order, l.order, g, q);
         loop(g, q, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
              fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
              l.with_du ? d_du : nullptr, stop - begin);
@@ -82,4 +102,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(LimbDarkCpu, jaxext::limb_dark::LimbDarkCpuImpl,
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Ret<xla::ffi::AnyBuffer>()
-                                  .RemainingRets());
+                                  .RemainingRets()
+                                  .Attr<int32_t>("law"));

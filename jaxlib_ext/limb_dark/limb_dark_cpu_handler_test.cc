@@ -12,8 +12,9 @@
 //     everywhere else;
 //   - malformed calls (shapes of u, b, r, the results and dF/du's planes,
 //     dtypes, too many coefficients, counts of arguments, results and
-//     attributes, the execution stage): an error naming the problem, and no
-//     output written.
+//     attributes, an unknown law, a law given the wrong number of
+//     coefficients, the execution stage): an error naming the problem, and
+//     no output written.
 // Run under --config=sanitize by CI: any access outside a buffer, any data
 // race that corrupts memory, or undefined behaviour fails it.
 #include <algorithm>
@@ -81,6 +82,7 @@ Outputs Run(HostBuffer& u, HostBuffer& b, HostBuffer& r, bool with_du, PoolMode 
   call.Arg(u).Arg(b).Arg(r).Ret(out.flux);
   if (with_derivatives) call.Ret(out.d_db).Ret(out.d_dr);
   for (HostBuffer& plane : out.d_du) call.Ret(plane);
+  call.I32Attr("law", 0);
   *outcome = call.Run(LimbDarkCpu, mode);
   return out;
 }
@@ -395,6 +397,7 @@ void MalformedCalls() {
     Call c;
     c.Arg(u_).Arg(b_).Arg(r_);
     for (HostBuffer* x : results) c.Ret(*x);
+    c.I32Attr("law", 0);
     return c;
   };
   auto reject = [](Call c, const std::string& what, const std::string& expect,
@@ -443,6 +446,19 @@ void MalformedCalls() {
   Call attr = call(u, b, r, outs);
   attr.BoolAttr("with_du", true);
   reject(std::move(attr), "an attribute", "Wrong number of attributes", outs);
+  for (int32_t law : {-1, kLawCount}) {
+    Call unknown;
+    unknown.Arg(u).Arg(b).Arg(r);
+    for (HostBuffer* x : outs) unknown.Ret(*x);
+    unknown.I32Attr("law", law);
+    reject(std::move(unknown), "an unknown law", "unknown law " + std::to_string(law), outs);
+  }
+  Call miscounted;  // u has 2 coefficients; the nonlinear law takes 4
+  miscounted.Arg(u).Arg(b).Arg(r);
+  for (HostBuffer* x : outs) miscounted.Ret(*x);
+  miscounted.I32Attr("law", static_cast<int32_t>(Law::kNonlinear));
+  reject(std::move(miscounted), "coefficients the law does not take", "takes 4 coefficients",
+         outs);
   Call stage = call(u, b, r, outs);
   stage.Stage(XLA_FFI_ExecutionStage_PREPARE);
   reject(std::move(stage), "the prepare stage", "Wrong execution stage", outs);

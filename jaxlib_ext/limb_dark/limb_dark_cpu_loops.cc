@@ -4,6 +4,7 @@
 // JAXEXT_MATH_NAMESPACE giving its copy of the math symbols of its own.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "jaxlib_ext/limb_dark/limb_dark_cpu_loops.h"
@@ -142,7 +143,31 @@ void LightCurveLoop(const double* g, const double* q, int order, double norm, co
   }
 }
 
+// A law of laws.h: one point at a time.
+template <typename T>
+void LawCurveLoop(Law law, const double* u, const T* b, const T* r, T* flux, T* d_db,
+                  T* d_dr, T* const* d_du, size_t n) {
+  const int order = LawCoefficients(static_cast<std::int32_t>(law));
+  for (size_t i = 0; i < n; ++i) {
+    const LawFlux f =
+        LawLightCurvePoint(law, u, static_cast<double>(b[i]), static_cast<double>(r[i]));
+    flux[i] = static_cast<T>(f.value);
+    if (d_db) {
+      d_db[i] = static_cast<T>(f.d_db);
+      d_dr[i] = static_cast<T>(f.d_dr);
+    }
+    if (d_du) {
+      for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(f.du[j]);
+    }
+  }
+}
+
 }  // namespace
+
+const LawCurveLoops& LawLoops() {
+  static constexpr LawCurveLoops kLoops = {&LawCurveLoop<float>, &LawCurveLoop<double>};
+  return kLoops;
+}
 
 const LightCurveLoops& Loops() {
   static constexpr LightCurveLoops kLoops = {&LightCurveLoop<float>,

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "jaxlib_ext/cpu/cpu_isa.h"
+#include "jaxlib_ext/limb_dark/laws.h"
 
 namespace jaxext {
 namespace limb_dark {
@@ -25,6 +26,17 @@ using LightCurveLoop = void (*)(const double* g, const double* q, int order, dou
 using LightCurveLoops = FloatLoops<LightCurveLoop>;
 
 JAXEXT_PER_ISA_TABLE(LightCurveLoops, Loops)
+
+// For i in [0, n), a law of laws.h (not the polynomial) with coefficients
+// u[0..LawCoefficients(law)): the same outputs as LightCurveLoop's, d_du[j]
+// for each of the law's coefficients.
+template <typename T>
+using LawCurveLoop = void (*)(Law law, const double* u, const T* b, const T* r, T* flux,
+                              T* d_db, T* d_dr, T* const* d_du, size_t n);
+
+using LawCurveLoops = FloatLoops<LawCurveLoop>;
+
+JAXEXT_PER_ISA_TABLE(LawCurveLoops, LawLoops)
 
 }  // namespace limb_dark
 }  // namespace jaxext

@@ -18,9 +18,9 @@ namespace {
 
 ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffer b,
                             ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
-                            ffi::RemainingRets rest) {
+                            ffi::RemainingRets rest, int32_t law) {
   Layout l;
-  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, &l); err.failure()) {
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, law, &l); err.failure()) {
     return err;
   }
   return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
@@ -35,6 +35,7 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
     for (int j = 0; j < l.order; ++j) {
       params.d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
     }
+    params.law = l.law;
     params.order = l.order;
     params.group_size = static_cast<int64_t>(l.group_size);
     params.n = static_cast<int64_t>(l.n);
@@ -54,6 +55,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
         .Arg<xla::ffi::AnyBuffer>()
         .Arg<xla::ffi::AnyBuffer>()
         .Ret<xla::ffi::AnyBuffer>()
-        .RemainingRets(),
+        .RemainingRets()
+        .Attr<int32_t>("law"),
     // Pure and stream-ordered, as kepler_solve's: XLA may record it into CUDA graphs.
     {xla::ffi::Traits::kCmdBufferCompatible});

@@ -2,12 +2,14 @@
 // buffers' shapes, and the results' data pointers.
 //
 // The op: arguments u (shape (K..., N): the law's coefficients u_1..u_N,
-// N <= kMaxOrder), b and r (one shape, which starts with K...: each row of u
+// N <= kMaxOrder for the polynomial law, LawCoefficients(law) for the
+// others), b and r (one shape, which starts with K...: each row of u
 // serves the elements under it; float32 or float64, all one dtype). Results,
 // every one of b's shape and dtype: F - 1 (of |b|); then none (the value
 // alone), or dF/db (in b itself, of b's sign) and dF/dr, or those two and
 // dF/du_1..dF/du_N, one result per coefficient (which XLA reduces over the
-// points in place for the gradient in u).
+// points in place for the gradient in u). Attribute: `law`, an int32 (Law,
+// laws.h).
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 
@@ -29,6 +31,7 @@ constexpr char kOp[] = "limb_dark";
 // `group_size` consecutive elements of b and r, n elements in all; the
 // optional results' data (null where not asked for).
 struct Layout {
+  Law law;
   int order;
   size_t group_size, n;
   bool with_du;
@@ -41,7 +44,13 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                    const xla::ffi::AnyBuffer& b,
                                    const xla::ffi::AnyBuffer& r,
                                    const xla::ffi::AnyBuffer& flux,
-                                   const xla::ffi::RemainingRets& rest, Layout* out) {
+                                   const xla::ffi::RemainingRets& rest, std::int32_t law,
+                                   Layout* out) {
+  if (law < 0 || law >= kLawCount) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": unknown law " +
+                                       std::to_string(law) + "; laws are 0.." +
+                                       std::to_string(kLawCount - 1));
+  }
   if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"r", r}, {"flux", flux}});
       err.failure()) {
     return err;
@@ -71,6 +80,12 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                        " coefficients; at most " +
                                        std::to_string(kMaxOrder) + " are supported");
   }
+  const int law_order = LawCoefficients(law);
+  if (law_order >= 0 && order != law_order) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": law " + std::to_string(law) +
+                                       " takes " + std::to_string(law_order) +
+                                       " coefficients, u has " + std::to_string(order));
+  }
   const size_t extra = rest.size();
   const size_t extra_with_du = 2 + static_cast<size_t>(order);
   if (extra != 0 && extra != 2 && extra != extra_with_du) {
@@ -93,6 +108,7 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
     }
     data[k] = buffer.untyped_data();
   }
+  out->law = static_cast<Law>(law);
   out->order = static_cast<int>(order);
   out->n = b.element_count();
   out->group_size = groups ? out->n / groups : 0;

@@ -18,8 +18,13 @@ template <typename T>
 __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
        i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                      p.d_du);
+    if (p.law == Law::kPolynomial) {
+      LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                        p.d_du);
+    } else {
+      LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db,
+                      p.d_dr, p.d_du);
+    }
   }
 }
 

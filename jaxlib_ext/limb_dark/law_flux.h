@@ -1,0 +1,265 @@
+// The light curve of a law of laws.h (power-2, Claret's four coefficients,
+// square root, logarithmic) and its first derivatives, by the edge rules of
+// edge_rules.h with the law evaluated at each node.
+//
+// The flux blocked over the lens (occultor and disk overlapping) is, by the
+// divergence theorem with the field (H / rho^2) (x, y) (edge_rules.h):
+//   blocked = 2 kappa1 F(0) + integral over the occultor's arc inside the
+//             disk of F(z) (r^2 - b r cos psi) dpsi,
+// F = 1/2 - sum_k c_k Psi_k (laws.h), kappa1 = 0 inside the disk. It is
+// linear in the coefficients: blocked = A / 2 - sum_k c_k B_k with A the
+// lens' area and B_k the same integral of Psi_k. Its derivatives in r and b
+// are integrals of the intensity over the same arc, the edge moving
+// outward by dr, and by -cos psi db:
+//   d blocked / dr = integral of I(z) r dpsi,
+//   d blocked / db = -integral of I(z) r cos psi dpsi.
+// One pass over the nodes of the rule that ChooseEdgeRule picks gives all
+// of them (EdgeMoments). With norm = 2 pi F(0) (LawNormalisation) and F - 1
+// = -blocked / norm:
+//   dF/dc_k = (B_k + 2 pi Psi_k(0) (F - 1)) / norm,
+//   dF/dalpha = c (B_alpha + 2 pi dPsi/dalpha(0) (F - 1)) / norm (power2).
+//
+// The rules are those of the polynomial laws with maps for where these
+// laws are not analytic: z^alpha at z = 0, on the limb:
+// - inside the disk, away from contact: the trapezoidal rule over the whole
+//   edge (z > 0 on it), 32 or 64 steps as for the polynomial laws;
+// - crossing the limb: Gauss-Legendre in theta (sin(psi / 2) = k sin
+//   theta, z = c cos theta), graded towards theta = pi / 2 (z = 0) by
+//   theta = pi / 2 (1 - (1 - s)^3) (the GradedHalfPi tables);
+// - next to the inner contact: the contact rule's split F(z) = F(X) + (F(z)
+//   - F(X)), the first part graded towards u = u_lo by u = u_lo + (pi -
+//   u_lo) s^5 (X^alpha at X = 0), the second in the contact rule's t = t_max
+//   s^5 (z^alpha or X^alpha at t = 0).
+// Their accuracy: docs/limb_darkening_laws.md.
+#ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
+#define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/edge_rules.h"
+#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/limb_dark/geometry.h"
+#include "jaxlib_ext/limb_dark/laws.h"
+#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/limb_dark/solution_vector.h"
+
+namespace jaxext {
+namespace limb_dark {
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+namespace detail {
+
+// The sums over an edge rule's nodes, each node weighted by w_e = weight
+// (r^2 - b r cos psi) dpsi, w_r = weight r dpsi or w_b = -weight r cos psi
+// dpsi: area = sum of w_e (the lens' area less the limb's share); psi[k]
+// = sum of w_e Psi_k; dpsi_dalpha = sum of w_e dPsi_0/dalpha; d_r and d_b
+// the sums of w_r I and w_b I.
+struct EdgeMoments {
+  double area;
+  double psi[kMaxLawTerms];
+  double dpsi_dalpha;
+  double d_r, d_b;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNode(const LawTerms& t, const LawAtNode& v,
+                                            double w_area, double w_e, double w_r, double w_b,
+                                            EdgeMoments* m) {
+  m->area += w_area;
+  for (int k = 0; k < t.count; ++k) m->psi[k] += w_e * v.psi[k];
+  m->dpsi_dalpha += w_e * v.dpsi_dalpha;
+  m->d_r += w_r * v.intensity;
+  m->d_b += w_b * v.intensity;
+}
+
+// A node of the contact rule's second part: the law at z less the law at
+// x (the constant term has no share: the first part has the whole area).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddDifference(const LawTerms& t, double z, double x,
+                                                  double w_e, double w_r, double w_b,
+                                                  EdgeMoments* m) {
+  LawAtNode v = EvaluateLaw(t, z);
+  const LawAtNode vx = EvaluateLaw(t, x);
+  for (int k = 0; k < t.count; ++k) v.psi[k] -= vx.psi[k];
+  v.dpsi_dalpha -= vx.dpsi_dalpha;
+  v.intensity -= vx.intensity;
+  AddNode(t, v, 0.0, w_e, w_r, w_b, m);
+}
+
+// Inside the disk (b + r <= 1), x = 2 b r / a up to kWideEdgeRuleMaxX, a =
+// 1 - b^2 - r^2: the trapezoidal rule of 2 (N - 1) steps over psi in [-pi,
+// pi], its N nodes in [0, pi] (the integrands are even in psi).
+template <int N>
+JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
+                                EdgeMoments* m) {
+  constexpr Table<N> kCos = HalfPeriodCos<N>();
+  const double twice_step = 2 * (2 * kPi / (2 * (N - 1)));
+  const double br = b * r;
+  for (int j = 0; j < N; ++j) {
+    const double cos_psi = kCos.v[j];
+    const double w = (j == 0 || j == N - 1 ? 0.5 : 1.0) * twice_step;
+    const double z = Sqrt(a + 2 * br * cos_psi);
+    const double w_e = w * (r * r - br * cos_psi);
+    AddNode(t, EvaluateLaw(t, z), w_e, w_e, w * r, -w * r * cos_psi, m);
+  }
+}
+
+// Crossing the limb with k^2 < kCrossingRuleMaxK2: CrossingEdgeFlux's
+// theta, graded towards z = 0. sin(psi / 2) = k sin(theta): cos psi = 1 - 2
+// k^2 sin^2(theta), dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
+// sin^2(theta)), both halves of the arc.
+JAXEXT_HD void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+  constexpr int kNodes = 32;
+  constexpr Table<kNodes> kCos = GradedHalfPiCos();
+  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
+  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
+  const double b = geo.b, r = geo.r;
+  const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
+  const double r_rmb = r * (r - b);
+  for (int j = 0; j < kNodes; ++j) {
+    const double cos_t = kCos.v[j], sin2 = kSin2.v[j];
+    const double w = 2 * kWeight.v[j] * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
+    const double cos_psi = 1 - 2 * k2 * sin2;
+    const double w_e = w * (r_rmb + 0.5 * c2 * sin2);
+    AddNode(t, EvaluateLaw(t, c * cos_t), w_e, w_e, w * r, -w * r * cos_psi, m);
+  }
+}
+
+// Next to the inner contact (where ChooseEdgeRule picks kContact):
+// ContactEdgeFlux's variables. u = pi - psi in [u_lo, pi] (u_lo = 0
+// inside, the arc's end crossing), X = 2 sqrt(b r) sin(u / 2), z^2 = Z^2 +
+// X^2 with Z^2 = 1 - (b + r)^2; r^2 - b r cos psi = r (r + b) - 2 b r
+// sin^2(u / 2) and -cos psi = cos u = 1 - 2 sin^2(u / 2); both halves.
+JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+  constexpr int kNodes = 32;
+  constexpr Table<kNodes> kNode = GaussUnitNode();
+  constexpr Table<kNodes> kWeight = GaussUnitWeight();
+  const double b = geo.b, r = geo.r, br = b * r, root_br = Sqrt(br);
+  const double z2_min = geo.one_minus_bpr2;  // Z^2, < 0 crossing
+  const bool crossing = !geo.inside;
+  const double kp = Sqrt(Abs(z2_min) / (4 * br));
+  const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
+  const double u_lo = crossing ? 2 * eps : 0.0;
+  const double r_rpb = r * (r + b);
+  // The law at X over [u_lo, pi], u = u_lo + span s^5.
+  const double span = kPi - u_lo;
+  for (int j = 0; j < kNodes; ++j) {
+    const double s = kNode.v[j], s2 = s * s, s4 = s2 * s2;
+    const double w = 2 * kWeight.v[j] * 5 * span * s4;
+    const double sin_half = Sin(0.5 * (u_lo + span * s4 * s));
+    const double sin2 = sin_half * sin_half;
+    const double w_e = w * (r_rpb - 2 * br * sin2);
+    AddNode(t, EvaluateLaw(t, 2 * root_br * sin_half), w_e, w_e, w * r, w * r * (1 - 2 * sin2),
+            m);
+  }
+  if (kp < kContactMinK) return;
+  // The law at z less the law at X, t in [0, t_max] (ContactEdgeFlux).
+  const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
+  const double s1 = Sin(eps), c1 = Cos(eps), sin_2eps = 2 * s1 * c1, cos_2eps = (c1 - s1) * (c1 + s1);
+  for (int j = 0; j < kNodes; ++j) {
+    // t = t_max s^5: z^alpha (crossing) and X^alpha (inside) at t = 0.
+    const double s2 = kNode.v[j] * kNode.v[j], s4 = s2 * s2;
+    const double graded = s4 * kNode.v[j];
+    const double y = crossing ? 0.5 * t_max * graded : t_max * graded;
+    const double em = Expm1(y), inv = 1 / (1 + em);
+    const double sh = 0.5 * (em + em * inv), ch = sh + inv;
+    double s, du, z2;  // sin(u / 2), du / dt, z^2
+    if (crossing) {
+      const double delta = 2 * eps * sh * sh;
+      const double sd = Sin(delta), cd = Cos(delta);
+      s = sd * c1 + cd * s1;
+      du = 4 * eps * sh * ch;
+      z2 = 4 * br * sd * (sd * cos_2eps + cd * sin_2eps);
+    } else {
+      s = Sin(eps * sh);
+      du = 2 * eps * ch;
+      z2 = z2_min + 4 * br * s * s;
+    }
+    const double w = 2 * t_max * 5 * s4 * kWeight.v[j] * du;
+    const double sin2 = s * s;
+    AddDifference(t, Sqrt(Max(z2, 0.0)), 2 * root_br * s, w * (r_rpb - 2 * br * sin2), w * r,
+                  w * r * (1 - 2 * sin2), m);
+  }
+}
+
+}  // namespace detail
+
+// One point of the light curve of a law of laws.h: F - 1 and its
+// derivatives in b (of b's sign: F is even in b), r and the law's
+// coefficients u (du[0..count), power2's alpha as its second). r < 0, NaN
+// or +-inf in b or r, a law MakeLawTerms refuses, a normalisation that is
+// not positive, or an occultor larger than kMaxCrossingRadius across the
+// limb: NaN everywhere.
+struct LawFlux {
+  double value, d_db, d_dr;
+  double du[kMaxLawTerms];
+};
+
+JAXEXT_HD LawFlux LawLightCurvePoint(Law law, const double* u, double b, double r) {
+  using namespace detail;
+  LawFlux out;
+  LawTerms t;
+  const bool law_ok = MakeLawTerms(law, u, &t);
+  const double norm = law_ok ? LawNormalisation(t) : NaN();
+  const double sign_b = b < 0 ? -1.0 : 1.0;
+  b = Abs(b);
+  if (b < kTinyB) b = 0;
+  const bool hidden = DiskHidden(b, r), no_overlap = NoOverlap(b, r);
+  const bool unsupported = r > kMaxCrossingRadius && !no_overlap && !hidden;
+  if (!law_ok || !(norm > 0) || !(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
+    out.value = out.d_db = out.d_dr = NaN();
+    for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = NaN();
+    return out;
+  }
+  out.d_db = out.d_dr = 0;
+  for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = 0;
+  if (no_overlap || r == 0) {
+    out.value = 0;
+    return out;
+  }
+  if (hidden) {
+    out.value = -1;
+    return out;
+  }
+  const Geometry geo = MakeGeometry(b, r);
+  const double a = (1 - r) * (1 + r) - b * b;
+  EdgeMoments m = {};
+  switch (ChooseEdgeRule(geo, a)) {
+    case EdgeRule::kInside:
+      InsideLawMoments<17>(t, b, r, a, &m);
+      break;
+    case EdgeRule::kInsideWide:
+      InsideLawMoments<33>(t, b, r, a, &m);
+      break;
+    case EdgeRule::kCrossing:
+      CrossingLawMoments(t, geo, &m);
+      break;
+    case EdgeRule::kContact:
+      ContactLawMoments(t, geo, &m);
+      break;
+  }
+  // The limb's share, 2 kappa1 F(0) (kappa1 = 0 inside).
+  const double limb = 2 * geo.kappa1;
+  double blocked = 0.5 * (m.area + limb);
+  double b_k[kMaxLawTerms];
+  for (int k = 0; k < t.count; ++k) {
+    b_k[k] = m.psi[k] + limb * PsiAtLimb(t, k);
+    blocked -= t.c[k] * b_k[k];
+  }
+  const double inv_norm = 1 / norm;
+  const double value = -blocked * inv_norm;
+  out.value = value;
+  out.d_dr = -m.d_r * inv_norm;
+  out.d_db = -sign_b * m.d_b * inv_norm;
+  for (int k = 0; k < t.count; ++k) {
+    out.du[k] = (b_k[k] + 2 * kPi * PsiAtLimb(t, k) * value) * inv_norm;
+  }
+  if (t.with_alpha) {
+    const double b_alpha = m.dpsi_dalpha + limb * DpsiDalphaAtLimb(t);
+    out.du[1] = t.c[0] * (b_alpha + 2 * kPi * DpsiDalphaAtLimb(t) * value) * inv_norm;
+  }
+  return out;
+}
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace limb_dark
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
