@@ -1,43 +1,69 @@
-"""The quadratic-law light curves of batman and PyTransit, as f(b, r, u) -> F - 1.
+"""The light curves of batman and PyTransit, as f(b, r, u) -> F - 1.
 
 For //benchmarks:limb_dark_benchmark, on numpy float64 arrays, one thread
-(NUMBA_NUM_THREADS=1 must be set before this module is imported):
+(NUMBA_NUM_THREADS=1 must be set before this module is imported). The laws
+(LAWS) are the quadratic, power-2 and Claret's nonlinear, with batman's
+coefficients (kepler.limb_dark.light_curve takes the same order):
 
-  batman_quadratic     batman 2.5's C model, `batman._quadratic_ld._quadratic_ld
-                       (z, rp, u1, u2, nthreads)` (returns F); one radius per call.
-  pytransit_exact      PyTransit 2.10's exact Mandel & Agol model,
+  batman_light_curve   batman 2.5's C model, `batman._<law>_ld._<law>_ld(z, rp,
+                       *u, [fac,] nthreads)` (returns F), the function its
+                       TransitModel calls, with the integration step `fac` its
+                       TransitModel picks for its default max_err (1 ppm; the
+                       quadratic law is closed form and takes none). One radius
+                       per call.
+  pytransit_exact      PyTransit 2.10's exact Mandel & Agol model, quadratic only,
                        `pytransit.models.numba.ma_quadratic_nb.eval_quad_z_s(z, k, u)`
                        (one point, returns F) in a numba loop: a radius per point.
-  RoadRunner           PyTransit 2.10's `RoadRunnerModel("quadratic")` (tabulated,
-                       interpolated): it takes times, not separations, so the
-                       orbit is circular with i = 90 deg and the times are those
-                       whose separation is b; each call includes its orbit
-                       arithmetic and its per-radius set-up. One radius per call.
+  RoadRunner           PyTransit 2.10's `RoadRunnerModel` (tabulated, interpolated)
+                       of a law: it takes times, not separations, so the orbit is
+                       circular with i = 90 deg and the times are those whose
+                       separation is b; each call includes its orbit arithmetic
+                       and its per-radius set-up. One radius per call.
 """
 
 import functools
-import glob
 import importlib.util
-import os
+import sys
+import types
+import warnings
 
 import numba
 import numpy as np
 
+# The laws of the peers: the benchmark's name -> (batman's params.limb_dark,
+# PyTransit RoadRunner's ldmodel).
+LAWS = {
+    "quadratic": ("quadratic", "quadratic"),
+    "power2": ("power2", "power-2"),
+    "nonlinear": ("nonlinear", "nonlinear"),
+}
+
 
 @functools.lru_cache(maxsize=None)
-def _batman_quadratic_ld():
-  """batman's compiled quadratic model (loaded once). `import batman` needs distutils
-  (batman/openmp.py), which Python 3.12 lacks without setuptools: the
-  extension module is then loaded from the package's folder directly."""
-  try:
-    from batman import _quadratic_ld
-  except ModuleNotFoundError:
-    folder = importlib.util.find_spec("batman").submodule_search_locations[0]
-    (path,) = glob.glob(os.path.join(folder, "_quadratic_ld*.so"))
-    spec = importlib.util.spec_from_file_location("batman._quadratic_ld", path)
-    _quadratic_ld = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(_quadratic_ld)
-  return _quadratic_ld._quadratic_ld
+def _batman():
+  """The batman package (imported once). Its batman/openmp.py, a check for
+  OpenMP that TransitModel consults only for nthreads > 1, needs distutils,
+  which Python 3.12 lacks without setuptools: a stand-in that finds no
+  OpenMP then takes its place."""
+  if importlib.util.find_spec("distutils") is None:
+    openmp = types.ModuleType("batman.openmp")
+    openmp.detect = lambda: False
+    sys.modules["batman.openmp"] = openmp
+  with warnings.catch_warnings():  # batman/tests.py's docstrings
+    warnings.simplefilter("ignore", SyntaxWarning)
+    import batman  # pylint: disable=g-import-not-at-top
+  return batman
+
+
+@functools.lru_cache(maxsize=None)
+def _batman_fac(law, rp, u):
+  """The integration step scale batman's TransitModel picks for `law` at its
+  default max_err (1 ppm), or None for a law it computes in closed form."""
+  batman = _batman()
+  params = batman.TransitParams()
+  params.t0, params.per, params.a, params.inc, params.ecc, params.w = 0, 1, 15, 90, 0, 90
+  params.rp, params.u, params.limb_dark = rp, list(u), LAWS[law][0]
+  return batman.TransitModel(params, np.zeros(1)).fac
 
 
 def _one_radius(r, who):
@@ -47,10 +73,14 @@ def _one_radius(r, who):
   return float(r.flat[0])
 
 
-def batman_quadratic(b, r, u):
+def batman_light_curve(b, r, u, law="quadratic"):
   # z is read through its data pointer: it must be C-contiguous float64.
   z = np.ascontiguousarray(b, np.float64)
-  return _batman_quadratic_ld()(z, _one_radius(r, "batman"), float(u[0]), float(u[1]), 1) - 1.0
+  rp, u = _one_radius(r, "batman"), tuple(float(x) for x in u)
+  fac = _batman_fac(law, rp, u)
+  name = "_" + LAWS[law][0] + "_ld"
+  flux = getattr(getattr(_batman(), name), name)(z, rp, *u, *(() if fac is None else (fac,)), 1)
+  return flux - 1.0
 
 
 _PYTRANSIT_LOOP = []
@@ -79,7 +109,8 @@ def pytransit_exact(b, r, u):
 
 
 class RoadRunner:
-  """PyTransit's RoadRunner model at separations b (see the module docstring).
+  """PyTransit's RoadRunner model of `law` (one of LAWS) at separations b
+  (see the module docstring).
 
   z(t) = A |sin(2 pi t / P)| for a circular orbit seen edge-on, so t =
   P / (2 pi) arcsin(b / A) gives z = b (RoadRunner's own orbit expansion puts
@@ -89,10 +120,10 @@ class RoadRunner:
 
   PERIOD, A = 10.0, 50.0
 
-  def __init__(self):
+  def __init__(self, law="quadratic"):
     from pytransit import RoadRunnerModel
 
-    self.model = RoadRunnerModel("quadratic", nthreads=1)
+    self.model = RoadRunnerModel(LAWS[law][1], nthreads=1)
     self._b = None
 
   def __call__(self, b, r, u):

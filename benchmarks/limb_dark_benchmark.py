@@ -10,21 +10,40 @@ gradient in (b, r): the quadratic law against exoplanet-core 0.4's
 with one thread also the value against batman 2.5, PyTransit 2.10's exact
 model and its RoadRunner model (light_curve_peers.py; batman and RoadRunner
 at r = 0.1 for every point, with ours and exoplanet-core on the same
-inputs); the targets (TARGETS) marked met or missed; the agreement of the
-columns. See benchmarks/BENCHMARKS.md.
+inputs), and so for the power-2 and nonlinear laws against batman and
+RoadRunner (PEER_LAWS), ours also with every gradient, in (u, b, r); the
+targets (TARGETS) marked met or missed; the agreement of the columns. See
+benchmarks/BENCHMARKS.md.
 """
+
+import functools
 
 import bench_common
 
 N = 200_000
-# The peer's time / ours, one thread, quadratic law: (peer, what, inputs, limit).
+# One thread: (case, reference case, relation, limit). ">=": time(reference) /
+# time(case) >= limit (the case that many times faster); "<=": time(case) /
+# time(reference) <= limit.
 TARGETS = (
-    ("exoplanet_core", "value", "per-point r", 4.0),
-    ("exoplanet_core", "value_and_grad", "per-point r", 4.0),
-    ("batman", "value", "r = 0.1", 4.0),
-    ("roadrunner", "value", "r = 0.1", 2.0),
+    ("quadratic/ours/value", "quadratic/exoplanet_core/value", ">=", 4.0),
+    ("quadratic/ours/value_and_grad", "quadratic/exoplanet_core/value_and_grad", ">=", 4.0),
+    ("fixed_r/quadratic/ours/value", "fixed_r/quadratic/batman/value", ">=", 4.0),
+    ("fixed_r/quadratic/ours/value", "fixed_r/quadratic/roadrunner/value", ">=", 2.0),
+    ("fixed_r/power2/ours/value", "fixed_r/power2/batman/value", ">=", 10.0),
+    ("fixed_r/power2/ours/value", "fixed_r/power2/roadrunner/value", "<=", 2.0),
+    ("fixed_r/power2/ours/value_and_grad", "fixed_r/power2/ours/value", "<=", 2.0),
+    ("fixed_r/nonlinear/ours/value", "fixed_r/nonlinear/batman/value", ">=", 10.0),
+    ("fixed_r/nonlinear/ours/value", "fixed_r/nonlinear/roadrunner/value", "<=", 2.0),
+    ("fixed_r/nonlinear/ours/value_and_grad", "fixed_r/nonlinear/ours/value", "<=", 2.0),
 )
 FIXED_R = 0.1  # batman and RoadRunner take one radius per call
+# The laws timed against batman and RoadRunner at r = FIXED_R (light_curve_peers.LAWS):
+# name -> (kepler.limb_dark.light_curve's law, u in batman's order).
+PEER_LAWS = {
+    "quadratic": ("polynomial", bench_common.LAWS["quadratic"]),
+    "power2": ("power2", (0.6, 0.6)),
+    "nonlinear": ("nonlinear", (0.5, 0.1, 0.1, -0.1)),  # I(mu) rises from I(0) = 0.4
+}
 MODES = ("one", "all")
 WHATS = ("value", "value_and_grad")
 
@@ -46,6 +65,12 @@ def _implementations(jnp):
           "jaxoplanet": jaxoplanet_ld.light_curve}
 
 
+def _value_and_grad(jax, jnp, fn, argnums):
+  """jit of (u, b, r) -> jax.value_and_grad of sum(fn(u, b, r)) in the arguments
+  `argnums` (0: u, 1: b, 2: r)."""
+  return jax.jit(jax.value_and_grad(lambda u, b, r: jnp.sum(fn(u, b, r)), argnums=argnums))
+
+
 def measure_mode(mode, quick):
   """One threading mode, in a worker of its own: {"times", "agreement", ...}."""
   threads = bench_common.cpu_worker(cpus=1 if mode == "one" else None)
@@ -61,8 +86,7 @@ def measure_mode(mode, quick):
       if key == "exoplanet_core" and law != "quadratic":
         continue
       cases[f"{law}/{key}/value"] = (jax.jit(fn), (u, b, r))
-      cases[f"{law}/{key}/value_and_grad"] = (jax.jit(lambda u, b, r, fn=fn: jax.value_and_grad(
-          lambda b, r: jnp.sum(fn(u, b, r)), argnums=(0, 1))(b, r)), (u, b, r))
+      cases[f"{law}/{key}/value_and_grad"] = (_value_and_grad(jax, jnp, fn, (1, 2)), (u, b, r))
       if key != "ours":
         agreement[f"{law}/{key}"] = float(jnp.max(jnp.abs(fn(u, b, r) - impls["ours"](u, b, r))))
   if mode == "one":  # the numpy peers: one thread only
@@ -85,27 +109,39 @@ def measure_mode(mode, quick):
 
 def _numpy_peers(jax, jnp, np, impls, b, r):
   """(cases, agreement) of batman and PyTransit (light_curve_peers.py), value
-  only, with ours and exoplanet-core on the same inputs: every point at r =
-  FIXED_R for batman and RoadRunner, which take one radius per call, and
-  PyTransit's exact model with a radius per point."""
+  only, with ours on the same inputs: every point at r = FIXED_R for batman
+  and RoadRunner, which take one radius per call, for each law of PEER_LAWS
+  (ours also with every gradient, in (u, b, r); exoplanet-core and
+  PyTransit's exact model for the quadratic law), and PyTransit's exact model
+  with a radius per point."""
   import light_curve_peers as peers  # pylint: disable=g-import-not-at-top
 
-  u_np = np.asarray(bench_common.LAWS["quadratic"])
-  u = jnp.asarray(u_np)
   b_np, r_np = np.asarray(b), np.asarray(r)
   fixed = jax.device_put(np.full(b_np.shape, FIXED_R))
   fixed_np = np.asarray(fixed)
-  fns = {"batman": peers.batman_quadratic, "pytransit_exact": peers.pytransit_exact,
-         "roadrunner": peers.RoadRunner()}
-  cases = {
-      "quadratic/pytransit_exact/value": (fns["pytransit_exact"], (b_np, r_np, u_np)),
-      "fixed_r/ours/value": (jax.jit(impls["ours"]), (u, b, fixed)),
-      "fixed_r/exoplanet_core/value": (jax.jit(impls["exoplanet_core"]), (u, b, fixed)),
-  }
-  cases.update({f"fixed_r/{name}/value": (fn, (b_np, fixed_np, u_np)) for name, fn in fns.items()})
-  want = np.asarray(impls["ours"](u, b, fixed))
-  agreement = {f"r = {FIXED_R}/{name}": float(np.max(np.abs(fn(b_np, fixed_np, u_np) - want)))
-               for name, fn in fns.items()}
+  cases = {"quadratic/pytransit_exact/value": (
+      peers.pytransit_exact, (b_np, r_np, np.asarray(PEER_LAWS["quadratic"][1])))}
+  agreement = {}
+  for law, (ours_law, u_np) in PEER_LAWS.items():
+    u_np = np.asarray(u_np)
+    u = jnp.asarray(u_np)
+    ours = functools.partial(impls["ours"], law=ours_law)
+    jax_fns = {"ours": ours}
+    fns = {"batman": functools.partial(peers.batman_light_curve, law=law),
+           "roadrunner": peers.RoadRunner(law)}
+    if law == "quadratic":
+      jax_fns["exoplanet_core"] = impls["exoplanet_core"]
+      fns["pytransit_exact"] = peers.pytransit_exact
+    prefix = f"fixed_r/{law}"
+    cases.update({f"{prefix}/{name}/value": (jax.jit(fn), (u, b, fixed))
+                  for name, fn in jax_fns.items()})
+    cases[f"{prefix}/ours/value_and_grad"] = (_value_and_grad(jax, jnp, ours, (0, 1, 2)),
+                                              (u, b, fixed))
+    cases.update({f"{prefix}/{name}/value": (fn, (b_np, fixed_np, u_np))
+                  for name, fn in fns.items()})
+    want = np.asarray(ours(u, b, fixed))
+    agreement.update({f"{law}, r = {FIXED_R}/{name}": float(np.max(np.abs(
+        fn(b_np, fixed_np, u_np) - want))) for name, fn in fns.items()})
   return cases, agreement
 
 
@@ -124,6 +160,12 @@ def _per_point(t, n, name, ours=None):
   return f"{mine * 1e9 / n:.1f}" + (f" ({mine / t[ours]['min']:.2f}x)" if ours else "")
 
 
+def _case_name(case):
+  """('power2, r = 0.1', 'ours', 'value') for case 'fixed_r/power2/ours/value'."""
+  *fixed, law, key, what = case.split("/")
+  return f"{law}, " + (f"r = {FIXED_R}" if fixed else "per-point r"), key, what
+
+
 def report(data):
   results = data["results"]
   out = bench_common.Report("kepler-jax limb-darkening benchmark")
@@ -131,8 +173,8 @@ def report(data):
       "versions: " + ", ".join(f"{k} {v}" for k, v in results[0]["versions"].items()),
       f"N = {results[0]['n']:,} points, float64, b uniform in [0, 1.2], r in [0.01, 0.2]; "
       "min of the repeats, each case timed alone (bench_common.Timer); value_and_grad: "
-      "jax.value_and_grad of the sum in (b, r). Ratio: the peer's time / ours (> 1: ours is "
-      "faster)."])
+      "jax.value_and_grad of the sum in (b, r) (in (u, b, r) at r = 0.1). Ratio: the peer's "
+      "time / ours (> 1: ours is faster)."])
   rows = []
   for res in results:
     t, n = res["times"], res["n"]
@@ -146,25 +188,36 @@ def report(data):
   one = {r["mode"]: r for r in results}.get("one")
   if one:
     t, n = one["times"], one["n"]
-    out.section(f"One thread, quadratic, value: every peer (numba threads: {one['numba_threads']})")
-    out.table(["inputs", "ours", "exoplanet-core", "batman", "PyTransit exact",
-               "PyTransit RoadRunner"],
-              [[label, _per_point(t, n, f"{prefix}/ours/value")]
-               + [_per_point(t, n, f"{prefix}/{key}/value", f"{prefix}/ours/value")
-                  for key in ("exoplanet_core", "batman", "pytransit_exact", "roadrunner")]
-               for label, prefix in (("per-point r", "quadratic"), (f"r = {FIXED_R}", "fixed_r"))])
-    out.para(f"batman and RoadRunner take one radius per call: their row is r = {FIXED_R} for "
-             "every point. RoadRunner takes times, not separations: its time includes its orbit "
-             "arithmetic (a circular edge-on orbit whose separations are b) and its per-radius "
-             "set-up.")
-    out.section("Targets (one thread, quadratic)")
+    out.section(f"One thread, value: every peer (numba threads: {one['numba_threads']})")
     rows = []
-    for peer, what, inputs, limit in TARGETS:
-      prefix = "quadratic" if inputs == "per-point r" else "fixed_r"
-      ratio = t[f"{prefix}/{peer}/{what}"]["min"] / t[f"{prefix}/ours/{what}"]["min"]
-      rows.append([f"{what}, {inputs}: >= {limit:.0f}x faster than {peer}", f"{ratio:.2f}x",
-                   "met" if ratio >= limit else "MISSED"])
-    out.table(["target", "measured", "status"], rows)
+    for law, inputs, prefix in ([("quadratic", "per-point r", "quadratic")]
+                                + [(law, f"r = {FIXED_R}", f"fixed_r/{law}") for law in PEER_LAWS]):
+      ours, grad = f"{prefix}/ours/value", f"{prefix}/ours/value_and_grad"
+      rows.append([law, inputs, _per_point(t, n, ours),
+                   _per_point(t, n, grad, ours) if prefix != "quadratic" else "n/a"]
+                  + [_per_point(t, n, f"{prefix}/{key}/value", ours)
+                     for key in ("exoplanet_core", "batman", "pytransit_exact", "roadrunner")])
+    out.table(["law", "inputs", "ours", "ours: value + gradients in (u, b, r) (ratio to value)",
+               "exoplanet-core", "batman", "PyTransit exact", "PyTransit RoadRunner"], rows)
+    out.para(f"batman and RoadRunner take one radius per call: their rows are r = {FIXED_R} for "
+             "every point. batman runs at its default max_err (1 ppm): the integration step its "
+             "TransitModel picks for the law, radius and coefficients. RoadRunner takes times, not "
+             "separations: its time includes its orbit arithmetic (a circular edge-on orbit whose "
+             "separations are b) and its per-radius set-up. The laws' coefficients: "
+             + "; ".join(f"{law} {u}" for law, (_, u) in PEER_LAWS.items()) + ".")
+    out.section("Targets (one thread)")
+    rows = []
+    for case, reference, relation, limit in TARGETS:
+      where, _, what = _case_name(case)
+      _, peer, peer_what = _case_name(reference)
+      peer = peer if peer_what == what else f"{peer} {peer_what}"
+      num, den = (reference, case) if relation == ">=" else (case, reference)
+      ratio = t[num]["min"] / t[den]["min"]
+      rows.append([f"{where}: {what} >= {limit:g}x faster than {peer}" if relation == ">=" else
+                   f"{where}: {what} <= {limit:g}x the time of {peer}",
+                   f"{ratio:.2f}x ({_per_point(t, n, num)} / {_per_point(t, n, den)})",
+                   "met" if (ratio >= limit if relation == ">=" else ratio <= limit) else "MISSED"])
+    out.table(["target", "measured (ns per point)", "status"], rows)
   out.para("Agreement with ours (max |difference| over the points): " + "; ".join(
       f"{k} {v:.1e}" for k, v in results[0]["agreement"].items()))
   return out.text()

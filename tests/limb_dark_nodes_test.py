@@ -52,7 +52,8 @@ class NodesTest(absltest.TestCase):
 
   def test_every_table(self):
     self.assertEqual(sorted(self.tables), sorted([
-        "HalfPeriodCos<17>", "HalfPeriodCos<33>", "GaussHalfPiCos", "GaussHalfPiSin2",
+        "HalfPeriodCos<17>", "HalfPeriodCos<33>", "HalfPeriodMidCos<8>", "HalfPeriodMidCos<16>",
+        "HalfPeriodMidCos<32>", "GaussHalfPiCos", "GaussHalfPiSin2",
         "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "GradedHalfPiCos",
         "GradedHalfPiSin2", "GradedHalfPiWeight", "AtanCoefficients"]))
 
@@ -76,6 +77,9 @@ class NodesTest(absltest.TestCase):
     for name, steps in (("HalfPeriodCos<17>", 16), ("HalfPeriodCos<33>", 32)):
       for j, value in enumerate(self.tables[name]):
         self.assertEqual(value, float(mp.cospi(mp.mpf(j) / steps)), (name, j))
+    for m in (8, 16, 32):
+      for j, value in enumerate(self.tables[f"HalfPeriodMidCos<{m}>"]):
+        self.assertEqual(value, float(mp.cospi((j + mp.mpf(1) / 2) / m)), (m, j))
 
   def test_gauss_legendre_is_exact_to_degree_63(self):
     # 32 points integrate every polynomial of degree <= 63 exactly; with the

@@ -110,6 +110,12 @@ def render():
              [mp.cospi(mp.mpf(j) / 16) for j in range(17)], specialization=True),
       _table("N = 33: 64 steps.", "HalfPeriodCos<33>",
              [mp.cospi(mp.mpf(j) / 32) for j in range(33)], specialization=True),
+      "// cos(pi (j + 1/2) / M), j = 0..M-1: the nodes of the midpoint rule of 2 M steps\n"
+      "// over a period, on its half [0, pi] (no end nodes: M a multiple of the vector width).\n"
+      "template <int M>\nJAXEXT_HD constexpr Table<M> HalfPeriodMidCos();\n",
+      *[_table(f"M = {m}.", f"HalfPeriodMidCos<{m}>",
+               [mp.cospi((mp.mpf(j) + mp.mpf(1) / 2) / m) for j in range(m)], specialization=True)
+        for m in (8, 16, 32)],
       _table("32-point Gauss-Legendre on [0, pi / 2], nodes theta_j ascending: cos(theta_j).",
              "GaussHalfPiCos", [mp.cos(t) for t in theta]),
       _table("The same nodes: sin(theta_j)^2.", "GaussHalfPiSin2", [mp.sin(t) ** 2 for t in theta]),

@@ -7,6 +7,8 @@
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/nodes.h"
 
+#include <cstdint>
+
 #if !JAXEXT_DEVICE_PATH
 #include <cmath>
 #endif
@@ -70,6 +72,87 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double Atan2NonNegative(double y, double x) {
   if (y > ax) a = (0.5 * kPi - a) + 0.5 * kPiLo;      // atan(y / |x|)
   if (x < 0) a = (kPi - a) + kPiLo;
   return a;
+}
+
+// log(x) and expm1(x) for the edge rules' nodes, in loops a CPU compiler
+// vectorises: without branches, calls or 64-bit integer conversions (no
+// vector libm is linked; AVX2 has none of those). The device path calls
+// CUDA's.
+//
+// LogOfNode(x), x a normal positive double (the nodes' z, at least 1e-300):
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1)
+// / (m + 1), |s| <= 0.172: the series 2 (s + s^3 / 3 + ... + s^23 / 23),
+// whose next term is below 1e-19 relative. Next to x = 1 (e = 0) it is
+// within an ulp or two of log x, relative.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double LogOfNode(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::log(x);
+#else
+  std::uint64_t bits;
+  __builtin_memcpy(&bits, &x, sizeof bits);
+  // The mantissa with the exponent of [1, 2), and that exponent field.
+  const std::uint64_t field = bits >> 52;
+  std::uint64_t m_bits = (bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+  double m;
+  __builtin_memcpy(&m, &m_bits, sizeof m);
+  // The field as a double, exactly: 2^52 + field, less 2^52 + 1023.
+  const std::uint64_t e_bits = 0x4330000000000000ULL | field;
+  double e;
+  __builtin_memcpy(&e, &e_bits, sizeof e);
+  e -= 4503599627371519.0;  // 2^52 + 1023
+  const bool high = m > 1.4142135623730951;
+  m = high ? 0.5 * m : m;
+  e = high ? e + 1 : e;
+  const double s = (m - 1) / (m + 1), s2 = s * s;
+  double series = 1.0 / 23;
+  for (int k = 21; k >= 1; k -= 2) series = series * s2 + 1.0 / k;
+  constexpr double kLn2Hi = 0.6931471805599453;       // log 2, rounded
+  constexpr double kLn2Lo = 2.3190468138462996e-17;   // log 2 - kLn2Hi
+  return e * kLn2Hi + (2 * s * series + e * kLn2Lo);
+#endif
+}
+
+// 1 / n! for n = 0..16, each rounded once (n! is exact in double up to 18!).
+struct InverseFactorials {
+  double v[17];
+};
+JAXEXT_HD constexpr InverseFactorials MakeInverseFactorials() {
+  InverseFactorials t{};
+  double factorial = 1;
+  for (int n = 0; n <= 16; ++n) {
+    if (n > 0) factorial *= n;
+    t.v[n] = 1 / factorial;
+  }
+  return t;
+}
+
+// Expm1OfNode(x) = e^x - 1 for x <= 1 (the nodes' alpha log z): x = k log 2
+// + y, |y| <= log(2) / 2, e^x - 1 = 2^k (e^y - 1) + (2^k - 1), e^y - 1 by
+// its Taylor series to y^16 / 16! (the next term below 1e-17 relative);
+// exact to a few ulps, relative, next to x = 0 (k = 0). x below -700 gives
+// -1 (e^x < 1e-304).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double Expm1OfNode(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::expm1(x);
+#else
+  x = Max(x, -700.0);
+  constexpr double kInvLn2 = 1.4426950408889634;
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  const double shifted = x * kInvLn2 + kRound;
+  const double k = shifted - kRound;
+  const double y = (x - k * 0.6931471805599453) - k * 2.3190468138462996e-17;
+  constexpr InverseFactorials kInv = MakeInverseFactorials();
+  double taylor = kInv.v[16];
+  for (int n = 15; n >= 2; --n) taylor = taylor * y + kInv.v[n];
+  const double em1 = y + y * y * taylor;  // e^y - 1 = y + y^2 (1/2 + y/6 + ...)
+  // 2^k from the integer in shifted's low bits: (k + 1023) << 52.
+  std::uint64_t bits;
+  __builtin_memcpy(&bits, &shifted, sizeof bits);
+  bits = (bits + 1023) << 52;
+  double two_k;
+  __builtin_memcpy(&two_k, &bits, sizeof two_k);
+  return two_k * em1 + (two_k - 1);
+#endif
 }
 
 #undef LIMB_DARK_STD

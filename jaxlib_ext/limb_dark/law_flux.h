@@ -21,15 +21,15 @@
 //
 // The rules are those of the polynomial laws with maps for where these
 // laws are not analytic: z^alpha at z = 0, on the limb:
-// - inside the disk, away from contact: the trapezoidal rule over the whole
-//   edge (z > 0 on it), 32 or 64 steps as for the polynomial laws;
+// - inside the disk, away from contact: the midpoint rule over the whole
+//   edge (z > 0 on it), 16, 32 or 64 steps by how near the limb it comes;
 // - crossing the limb: Gauss-Legendre in theta (sin(psi / 2) = k sin
 //   theta, z = c cos theta), graded towards theta = pi / 2 (z = 0) by
 //   theta = pi / 2 (1 - (1 - s)^3) (the GradedHalfPi tables);
 // - next to the inner contact: the contact rule's split F(z) = F(X) + (F(z)
 //   - F(X)), the first part graded towards u = u_lo by u = u_lo + (pi -
 //   u_lo) s^5 (X^alpha at X = 0), the second in the contact rule's t = t_max
-//   s^5 (z^alpha or X^alpha at t = 0).
+//   s^3 (z^alpha or X^alpha at t = 0).
 // Their accuracy: docs/limb_darkening_laws.md.
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
@@ -60,45 +60,82 @@ struct EdgeMoments {
   double d_r, d_b;
 };
 
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNode(const LawTerms& t, const LawAtNode& v,
-                                            double w_area, double w_e, double w_r, double w_b,
-                                            EdgeMoments* m) {
-  m->area += w_area;
-  for (int k = 0; k < t.count; ++k) m->psi[k] += w_e * v.psi[k];
-  m->dpsi_dalpha += w_e * v.dpsi_dalpha;
-  m->d_r += w_r * v.intensity;
-  m->d_b += w_b * v.intensity;
+// Adds the nodes' weighted law (not the area) to m, each sum over the nodes
+// in SumOfNodes' order.
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNodes(const LawTerms& t, const LawAtNodes<N>& v,
+                                             const double* w_e, const double* w_r,
+                                             const double* w_b, EdgeMoments* m) {
+  double product[N];
+  for (int k = 0; k < t.count; ++k) {
+    for (int j = 0; j < N; ++j) product[j] = w_e[j] * v.psi[k][j];
+    m->psi[k] += SumOfNodes<N>(product);
+  }
+  if (t.with_alpha) {
+    for (int j = 0; j < N; ++j) product[j] = w_e[j] * v.dpsi_dalpha[j];
+    m->dpsi_dalpha += SumOfNodes<N>(product);
+  }
+  for (int j = 0; j < N; ++j) product[j] = w_r[j] * v.intensity[j];
+  m->d_r += SumOfNodes<N>(product);
+  for (int j = 0; j < N; ++j) product[j] = w_b[j] * v.intensity[j];
+  m->d_b += SumOfNodes<N>(product);
 }
 
-// A node of the contact rule's second part: the law at z less the law at
-// x (the constant term has no share: the first part has the whole area).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddDifference(const LawTerms& t, double z, double x,
-                                                  double w_e, double w_r, double w_b,
-                                                  EdgeMoments* m) {
-  LawAtNode v = EvaluateLaw(t, z);
-  const LawAtNode vx = EvaluateLaw(t, x);
-  for (int k = 0; k < t.count; ++k) v.psi[k] -= vx.psi[k];
-  v.dpsi_dalpha -= vx.dpsi_dalpha;
-  v.intensity -= vx.intensity;
-  AddNode(t, v, 0.0, w_e, w_r, w_b, m);
+// The law at nodes z, weighted: area and law both.
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawAt(const LawTerms& t, const double* z,
+                                             const double* w_e, const double* w_r,
+                                             const double* w_b, EdgeMoments* m) {
+  LawAtNodes<N> v;
+  EvaluateLaw<N>(t, z, &v);
+  m->area += SumOfNodes<N>(w_e);
+  AddNodes<N>(t, v, w_e, w_r, w_b, m);
+}
+
+// The contact rule's second part: the law at z less the law at x (the
+// constant term has no share: the first part has the whole area).
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawDifference(const LawTerms& t, const double* z,
+                                                     const double* x, const double* w_e,
+                                                     const double* w_r, const double* w_b,
+                                                     EdgeMoments* m) {
+  LawAtNodes<N> v, vx;
+  EvaluateLaw<N>(t, z, &v);
+  EvaluateLaw<N>(t, x, &vx);
+  for (int k = 0; k < t.count; ++k) {
+    for (int j = 0; j < N; ++j) v.psi[k][j] -= vx.psi[k][j];
+  }
+  for (int j = 0; j < N; ++j) {
+    v.dpsi_dalpha[j] -= vx.dpsi_dalpha[j];
+    v.intensity[j] -= vx.intensity[j];
+  }
+  AddNodes<N>(t, v, w_e, w_r, w_b, m);
 }
 
 // Inside the disk (b + r <= 1), x = 2 b r / a up to kWideEdgeRuleMaxX, a =
-// 1 - b^2 - r^2: the trapezoidal rule of 2 (N - 1) steps over psi in [-pi,
-// pi], its N nodes in [0, pi] (the integrands are even in psi).
-template <int N>
+// 1 - b^2 - r^2: the midpoint rule of 2 M steps over psi in [-pi, pi], its
+// M nodes in [0, pi] (the integrands are even in psi; M a multiple of the
+// vector width, unlike the trapezoidal rule's M + 1 nodes). Its error falls
+// as the trapezoidal rule's, exp(-2 M acosh(1 / x)) (edge_rules.h): below
+// 1e-17 for M = 8 up to x = 0.16 (kFewStepsMaxX), 16 up to 0.5, 32 up to
+// 0.85.
+constexpr double kFewStepsMaxX = 0.16;
+
+template <int M>
 JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
                                 EdgeMoments* m) {
-  constexpr Table<N> kCos = HalfPeriodCos<N>();
-  const double twice_step = 2 * (2 * kPi / (2 * (N - 1)));
+  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
+  const double w = 2 * kPi / M;  // each node stands for two
   const double br = b * r;
-  for (int j = 0; j < N; ++j) {
+  double z[M], w_e[M], w_r[M], w_b[M];
+  for (int j = 0; j < M; ++j) {
     const double cos_psi = kCos.v[j];
-    const double w = (j == 0 || j == N - 1 ? 0.5 : 1.0) * twice_step;
-    const double z = Sqrt(a + 2 * br * cos_psi);
-    const double w_e = w * (r * r - br * cos_psi);
-    AddNode(t, EvaluateLaw(t, z), w_e, w_e, w * r, -w * r * cos_psi, m);
+    z[j] = Sqrt(a + 2 * br * cos_psi);
+    w_e[j] = w * (r * r - br * cos_psi);
+    w_r[j] = w * r;
+    w_b[j] = -w * r * cos_psi;
   }
+  AddLawAt<M>(t, z, w_e, w_r, w_b, m);
 }
 
 // Crossing the limb with k^2 < kCrossingRuleMaxK2: CrossingEdgeFlux's
@@ -113,13 +150,16 @@ JAXEXT_HD void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMo
   const double b = geo.b, r = geo.r;
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
   const double r_rmb = r * (r - b);
+  double z[kNodes], w_e[kNodes], w_r[kNodes], w_b[kNodes];
   for (int j = 0; j < kNodes; ++j) {
     const double cos_t = kCos.v[j], sin2 = kSin2.v[j];
     const double w = 2 * kWeight.v[j] * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
-    const double cos_psi = 1 - 2 * k2 * sin2;
-    const double w_e = w * (r_rmb + 0.5 * c2 * sin2);
-    AddNode(t, EvaluateLaw(t, c * cos_t), w_e, w_e, w * r, -w * r * cos_psi, m);
+    z[j] = c * cos_t;
+    w_e[j] = w * (r_rmb + 0.5 * c2 * sin2);
+    w_r[j] = w * r;
+    w_b[j] = -w * r * (1 - 2 * k2 * sin2);
   }
+  AddLawAt<kNodes>(t, z, w_e, w_r, w_b, m);
 }
 
 // Next to the inner contact (where ChooseEdgeRule picks kContact):
@@ -138,6 +178,7 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
   const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
   const double u_lo = crossing ? 2 * eps : 0.0;
   const double r_rpb = r * (r + b);
+  double z[kNodes], x[kNodes], w_e[kNodes], w_r[kNodes], w_b[kNodes];
   // The law at X over [u_lo, pi], u = u_lo + span s^5.
   const double span = kPi - u_lo;
   for (int j = 0; j < kNodes; ++j) {
@@ -145,18 +186,22 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
     const double w = 2 * kWeight.v[j] * 5 * span * s4;
     const double sin_half = Sin(0.5 * (u_lo + span * s4 * s));
     const double sin2 = sin_half * sin_half;
-    const double w_e = w * (r_rpb - 2 * br * sin2);
-    AddNode(t, EvaluateLaw(t, 2 * root_br * sin_half), w_e, w_e, w * r, w * r * (1 - 2 * sin2),
-            m);
+    x[j] = 2 * root_br * sin_half;
+    w_e[j] = w * (r_rpb - 2 * br * sin2);
+    w_r[j] = w * r;
+    w_b[j] = w * r * (1 - 2 * sin2);
   }
+  AddLawAt<kNodes>(t, x, w_e, w_r, w_b, m);
   if (kp < kContactMinK) return;
   // The law at z less the law at X, t in [0, t_max] (ContactEdgeFlux).
   const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
-  const double s1 = Sin(eps), c1 = Cos(eps), sin_2eps = 2 * s1 * c1, cos_2eps = (c1 - s1) * (c1 + s1);
+  const double s1 = Sin(eps), c1 = Cos(eps), sin_2eps = 2 * s1 * c1,
+               cos_2eps = (c1 - s1) * (c1 + s1);
   for (int j = 0; j < kNodes; ++j) {
-    // t = t_max s^5: z^alpha (crossing) and X^alpha (inside) at t = 0.
-    const double s2 = kNode.v[j] * kNode.v[j], s4 = s2 * s2;
-    const double graded = s4 * kNode.v[j];
+    // t = t_max s^3: z^alpha (crossing) and X^alpha (inside) at t = 0
+    // (s^5, as in the first part, loses the branch points' resolution: 2e-13).
+    const double s2 = kNode.v[j] * kNode.v[j];
+    const double graded = s2 * kNode.v[j];
     const double y = crossing ? 0.5 * t_max * graded : t_max * graded;
     const double em = Expm1(y), inv = 1 / (1 + em);
     const double sh = 0.5 * (em + em * inv), ch = sh + inv;
@@ -172,38 +217,57 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
       du = 2 * eps * ch;
       z2 = z2_min + 4 * br * s * s;
     }
-    const double w = 2 * t_max * 5 * s4 * kWeight.v[j] * du;
+    const double w = 2 * t_max * 3 * s2 * kWeight.v[j] * du;
     const double sin2 = s * s;
-    AddDifference(t, Sqrt(Max(z2, 0.0)), 2 * root_br * s, w * (r_rpb - 2 * br * sin2), w * r,
-                  w * r * (1 - 2 * sin2), m);
+    z[j] = Sqrt(Max(z2, 0.0));
+    x[j] = 2 * root_br * s;
+    w_e[j] = w * (r_rpb - 2 * br * sin2);
+    w_r[j] = w * r;
+    w_b[j] = w * r * (1 - 2 * sin2);
   }
+  AddLawDifference<kNodes>(t, z, x, w_e, w_r, w_b, m);
 }
 
 }  // namespace detail
 
+// A law of laws.h made ready for its points (as GreensRow does for the
+// polynomial laws): its terms, and the star's flux norm = 2 pi F(0) (NaN
+// where the law is refused: NaN or +-inf in u, power2's alpha <= 0, or a
+// flux that is not positive).
+struct LawRow {
+  detail::LawTerms terms;
+  double norm;
+};
+
+JAXEXT_HD LawRow MakeLawRow(Law law, const double* u) {
+  LawRow row;
+  const bool ok = detail::MakeLawTerms(law, u, &row.terms);
+  const double norm = ok ? detail::LawNormalisation(row.terms) : detail::NaN();
+  row.norm = norm > 0 ? norm : detail::NaN();
+  return row;
+}
+
 // One point of the light curve of a law of laws.h: F - 1 and its
 // derivatives in b (of b's sign: F is even in b), r and the law's
 // coefficients u (du[0..count), power2's alpha as its second). r < 0, NaN
-// or +-inf in b or r, a law MakeLawTerms refuses, a normalisation that is
-// not positive, or an occultor larger than kMaxCrossingRadius across the
-// limb: NaN everywhere.
+// or +-inf in b or r, a refused law (norm NaN), or an occultor larger than
+// kMaxCrossingRadius across the limb: NaN everywhere.
 struct LawFlux {
   double value, d_db, d_dr;
   double du[kMaxLawTerms];
 };
 
-JAXEXT_HD LawFlux LawLightCurvePoint(Law law, const double* u, double b, double r) {
+JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
   using namespace detail;
   LawFlux out;
-  LawTerms t;
-  const bool law_ok = MakeLawTerms(law, u, &t);
-  const double norm = law_ok ? LawNormalisation(t) : NaN();
+  const LawTerms& t = row.terms;
+  const double norm = row.norm;
   const double sign_b = b < 0 ? -1.0 : 1.0;
   b = Abs(b);
   if (b < kTinyB) b = 0;
   const bool hidden = DiskHidden(b, r), no_overlap = NoOverlap(b, r);
   const bool unsupported = r > kMaxCrossingRadius && !no_overlap && !hidden;
-  if (!law_ok || !(norm > 0) || !(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
+  if (!(norm > 0) || !(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
     out.value = out.d_db = out.d_dr = NaN();
     for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = NaN();
     return out;
@@ -223,10 +287,14 @@ JAXEXT_HD LawFlux LawLightCurvePoint(Law law, const double* u, double b, double 
   EdgeMoments m = {};
   switch (ChooseEdgeRule(geo, a)) {
     case EdgeRule::kInside:
-      InsideLawMoments<17>(t, b, r, a, &m);
+      if (2 * b * r <= kFewStepsMaxX * a) {
+        InsideLawMoments<8>(t, b, r, a, &m);
+      } else {
+        InsideLawMoments<16>(t, b, r, a, &m);
+      }
       break;
     case EdgeRule::kInsideWide:
-      InsideLawMoments<33>(t, b, r, a, &m);
+      InsideLawMoments<32>(t, b, r, a, &m);
       break;
     case EdgeRule::kCrossing:
       CrossingLawMoments(t, geo, &m);

@@ -133,47 +133,61 @@ JAXEXT_HD double LawNormalisation(const LawTerms& t) {
   return kPi - 2 * kPi * sum;
 }
 
-// What the edge rules need of the law at one node z in [0, 1].
-struct LawAtNode {
-  double psi[kMaxLawTerms];
-  double dpsi_dalpha;  // of term 0, where with_alpha
-  double intensity;
+// What the edge rules need of the law at N nodes z_j in [0, 1]: per term
+// Psi_k(z_j), dPsi_0/dalpha (where with_alpha, else 0) and I(z_j).
+template <int N>
+struct LawAtNodes {
+  double psi[kMaxLawTerms][N];
+  double dpsi_dalpha[N];
+  double intensity[N];
 };
 
-JAXEXT_HD JAXEXT_ALWAYS_INLINE LawAtNode EvaluateLaw(const LawTerms& t, double z) {
-  LawAtNode v;
-  const double log_z = Log(z);
-  const double one_minus_z = 1 - z;
-  // R = log(z) / (1 - z), and products with it that vanish at z = 0
-  // (where log z = -inf).
-  const double ratio = one_minus_z != 0 ? log_z / one_minus_z : -1.0;
-  const double inv_one_plus_z = 1 / (1 + z);
-  double intensity = 1;
-  v.dpsi_dalpha = 0;
+// Every node at once, each step a loop over the nodes that a CPU compiler
+// vectorises (LogOfNode, Expm1OfNode: elementary.h). z below 1e-300 is
+// taken as 1e-300 (every term then at its limit at z = 0, to rounding).
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double* z_in,
+                                                LawAtNodes<N>* v) {
+  double z[N], log_z[N], at_centre[N], inv_one_minus_z[N], ratio[N], inv_one_plus_z[N];
+  for (int j = 0; j < N; ++j) {
+    z[j] = Max(z_in[j], 1e-300);
+    log_z[j] = LogOfNode(z[j]);
+    const double one_minus_z = 1 - z[j];
+    at_centre[j] = one_minus_z == 0 ? 1.0 : 0.0;  // z = 1: the limits below
+    inv_one_minus_z[j] = 1 / (one_minus_z + at_centre[j]);
+    // R = log(z) / (1 - z), -1 at z = 1.
+    ratio[j] = at_centre[j] != 0 ? -1.0 : log_z[j] * inv_one_minus_z[j];
+    inv_one_plus_z[j] = 1 / (1 + z[j]);
+    v->intensity[j] = 1;
+    v->dpsi_dalpha[j] = 0;
+  }
   for (int k = 0; k < t.count; ++k) {
-    double phi;
+    const double c = t.c[k];
     if (t.log_term[k]) {
-      const double z3r = z > 0 ? z * z * z * ratio : 0.0;
-      v.psi[k] = -((1 + z + z * z) / 9 + z3r / 3) * inv_one_plus_z;
-      phi = z > 0 ? z * log_z : 0.0;
-    } else {
-      const double alpha = t.alpha[k], beta = alpha + 2;
-      const double m = Expm1(alpha * log_z);  // z^alpha - 1
+      for (int j = 0; j < N; ++j) {
+        const double zj = z[j], z3 = zj * zj * zj;
+        v->psi[k][j] = -((1 + zj + zj * zj) / 9 + z3 * ratio[j] / 3) * inv_one_plus_z[j];
+        v->intensity[j] -= c * zj * log_z[j];
+      }
+      continue;
+    }
+    const double alpha = t.alpha[k], beta = alpha + 2, inv_beta = 1 / beta;
+    const bool with_alpha = k == 0 && t.with_alpha;
+    for (int j = 0; j < N; ++j) {
+      const double zj = z[j];
+      const double m = Expm1OfNode(alpha * log_z[j]);  // z^alpha - 1
       // Q = (1 - z^beta) / (1 - z) = (1 + z) - z^2 (z^alpha - 1) / (1 - z):
       // both terms positive.
-      const double q = one_minus_z != 0 ? (1 + z) - z * z * (m / one_minus_z) : beta;
-      v.psi[k] = 0.5 - q * inv_one_plus_z / beta;
-      phi = -m;
-      if (k == 0 && t.with_alpha) {
-        const double z_beta = (m + 1) * z * z;
-        const double zr = z_beta > 0 ? z_beta * ratio : 0.0;
-        v.dpsi_dalpha = (zr / beta + q / (beta * beta)) * inv_one_plus_z;
+      const double q = at_centre[j] != 0 ? beta : (1 + zj) - zj * zj * (m * inv_one_minus_z[j]);
+      v->psi[k][j] = 0.5 - q * inv_one_plus_z[j] * inv_beta;
+      v->intensity[j] += c * m;  // phi = 1 - z^alpha = -m
+      if (with_alpha) {
+        const double z_beta = (m + 1) * zj * zj;
+        v->dpsi_dalpha[j] =
+            (z_beta * ratio[j] * inv_beta + q * inv_beta * inv_beta) * inv_one_plus_z[j];
       }
     }
-    intensity -= t.c[k] * phi;
   }
-  v.intensity = intensity;
-  return v;
 }
 
 }  // namespace detail

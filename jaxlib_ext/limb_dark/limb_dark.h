@@ -163,8 +163,8 @@ JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int 
   double coefficients[kMaxLawTerms];
   const T* row = u + (i / group_size) * order;
   for (int j = 0; j < order; ++j) coefficients[j] = static_cast<double>(row[j]);
-  const LawFlux f = LawLightCurvePoint(law, coefficients, static_cast<double>(b[i]),
-                                       static_cast<double>(r[i]));
+  const LawFlux f = LawLightCurvePoint(MakeLawRow(law, coefficients),
+                                       static_cast<double>(b[i]), static_cast<double>(r[i]));
   flux[i] = static_cast<T>(f.value);
   if (d_db) {
     d_db[i] = static_cast<T>(f.d_db);

@@ -148,9 +148,10 @@ template <typename T>
 void LawCurveLoop(Law law, const double* u, const T* b, const T* r, T* flux, T* d_db,
                   T* d_dr, T* const* d_du, size_t n) {
   const int order = LawCoefficients(static_cast<std::int32_t>(law));
+  const LawRow row = MakeLawRow(law, u);
   for (size_t i = 0; i < n; ++i) {
     const LawFlux f =
-        LawLightCurvePoint(law, u, static_cast<double>(b[i]), static_cast<double>(r[i]));
+        LawLightCurvePoint(row, static_cast<double>(b[i]), static_cast<double>(r[i]));
     flux[i] = static_cast<T>(f.value);
     if (d_db) {
       d_db[i] = static_cast<T>(f.d_db);
