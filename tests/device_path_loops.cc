@@ -18,6 +18,8 @@
 
 static_assert(kepler_device_path::kLightCurveMaxOrder == jaxext::limb_dark::kMaxOrder,
               "device_path_loops.h's kLightCurveMaxOrder must be solution_vector.h's kMaxOrder");
+static_assert(kepler_device_path::kLightCurveLawCount == jaxext::limb_dark::kLawCount,
+              "tests/device_path_loops.h's kLightCurveLawCount is laws.h's kLawCount");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
 #error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"
@@ -51,13 +53,14 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
 // The light-curve kernel's loop (jaxlib_ext/limb_dark/limb_dark_kernel.cu),
 // one element at a time: the same function per element.
 template <typename T>
-void LightCurveLoop(const T* u, int order, std::size_t group_size, const T* b, const T* r,
-                    T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
+void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
+                    const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
   T* du[jaxext::limb_dark::kMaxOrder] = {};  // the kernel's Params::d_du
   for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
   for (std::size_t i = 0; i < n; ++i) {
-    jaxext::limb_dark::LightCurveElement(u, b, r, order, static_cast<std::int64_t>(group_size),
-                                         static_cast<std::int64_t>(i), flux, d_db, d_dr, du);
+    jaxext::limb_dark::CurveElement(static_cast<jaxext::limb_dark::Law>(law), u, b, r, order,
+                                    static_cast<std::int64_t>(group_size),
+                                    static_cast<std::int64_t>(i), flux, d_db, d_dr, du);
   }
 }
 
@@ -73,17 +76,19 @@ void Solve(const double* mean_anomaly, const double* ecc, double* out_sin,
   SolveLoop(mean_anomaly, ecc, out_sin, out_cos, n, true_anomaly);
 }
 
-void LightCurve(const float* u, int order, std::size_t group_size, const float* b,
+void LightCurve(int law, const float* u, int order, std::size_t group_size, const float* b,
                 const float* r, float* flux, float* d_db, float* d_dr, float* const* d_du,
                 std::size_t n) {
-  LightCurveLoop(u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
+  LightCurveLoop(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
 
-void LightCurve(const double* u, int order, std::size_t group_size, const double* b,
-                const double* r, double* flux, double* d_db, double* d_dr,
+void LightCurve(int law, const double* u, int order, std::size_t group_size,
+                const double* b, const double* r, double* flux, double* d_db, double* d_dr,
                 double* const* d_du, std::size_t n) {
-  LightCurveLoop(u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
+  LightCurveLoop(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
+
+int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law); }
 
 }  // namespace KEPLER_DEVICE_PATH_VARIANT
 }  // namespace kepler_device_path

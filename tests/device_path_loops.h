@@ -14,27 +14,34 @@ namespace kepler_device_path {
 // The most coefficients a law of LightCurve may have (limb_dark.h's
 // kMaxOrder; device_path_loops.cc checks that the two agree).
 constexpr int kLightCurveMaxOrder = 32;
+// How many laws there are (laws.h's kLawCount, checked there too).
+constexpr int kLightCurveLawCount = 5;
 
 // Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
 // [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.
 // LightCurve: the light-curve kernel's elements i in [0, n)
-// (jaxext::limb_dark::LightCurveElement), group_size consecutive elements
-// per law of u (`order` coefficients each, order <= kLightCurveMaxOrder):
+// (jaxext::limb_dark::CurveElement) for the law numbered `law` (laws.h's
+// Law), group_size consecutive elements per row of u (`order` coefficients
+// each: order <= kLightCurveMaxOrder for the polynomial law (0),
+// LawCoefficientCount(law) for the others):
 // flux[i] = F - 1 at (b[i], r[i]); d_db[i], d_dr[i] unless d_db is null
 // (d_db and d_dr both null: the value alone); d_du[j][i] = dF/du_{j+1} for
 // j < order unless d_du is null (else `order` pointers).
+// LawCoefficientCount(law): the coefficients a law other than the
+// polynomial takes; -1 for the polynomial law or a number that is no law.
 #define KEPLER_DEVICE_PATH_DECLARE(ns)                                            \
   namespace ns {                                                                  \
   void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,         \
              float* out_cos, std::size_t n, bool true_anomaly);                   \
   void Solve(const double* mean_anomaly, const double* ecc, double* out_sin,      \
              double* out_cos, std::size_t n, bool true_anomaly);                  \
-  void LightCurve(const float* u, int order, std::size_t group_size, const float* b, \
-                  const float* r, float* flux, float* d_db, float* d_dr,          \
-                  float* const* d_du, std::size_t n);                             \
-  void LightCurve(const double* u, int order, std::size_t group_size,             \
+  void LightCurve(int law, const float* u, int order, std::size_t group_size,     \
+                  const float* b, const float* r, float* flux, float* d_db,       \
+                  float* d_dr, float* const* d_du, std::size_t n);                \
+  void LightCurve(int law, const double* u, int order, std::size_t group_size,    \
                   const double* b, const double* r, double* flux, double* d_db,   \
                   double* d_dr, double* const* d_du, std::size_t n);              \
+  int LawCoefficientCount(int law);                                               \
   }
 
 // No contraction: only the explicit fma calls of the math headers fuse.

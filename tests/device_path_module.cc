@@ -93,7 +93,7 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
 
 // The light curve over arrays checked by LightCurve, as T.
 template <typename T>
-py::object LightCurveAs(const std::string& variant, const py::array& u_in,
+py::object LightCurveAs(const std::string& variant, int law, const py::array& u_in,
                         const py::array& b_in, const py::array& r_in, bool derivatives) {
   using Array = py::array_t<T, py::array::c_style>;
   const Array u = Array::ensure(u_in);
@@ -121,19 +121,27 @@ py::object LightCurveAs(const std::string& variant, const py::array& u_in,
   const std::size_t group_size = groups ? n / groups : 0;
   T* const* du_ptrs = derivatives ? d_du.data() : nullptr;
   if (variant == "strict") {
-    kepler_device_path::strict::LightCurve(u.data(), order, group_size, b.data(), r.data(),
-                                           flux.mutable_data(), d_db, d_dr, du_ptrs, n);
+    kepler_device_path::strict::LightCurve(law, u.data(), order, group_size, b.data(),
+                                           r.data(), flux.mutable_data(), d_db, d_dr, du_ptrs,
+                                           n);
   } else {
-    kepler_device_path::fused::LightCurve(u.data(), order, group_size, b.data(), r.data(),
-                                          flux.mutable_data(), d_db, d_dr, du_ptrs, n);
+    kepler_device_path::fused::LightCurve(law, u.data(), order, group_size, b.data(),
+                                          r.data(), flux.mutable_data(), d_db, d_dr, du_ptrs,
+                                          n);
   }
   if (!derivatives) return flux;
   return py::make_tuple(flux, db, dr, du);
 }
 
 py::object LightCurve(const std::string& variant, const py::array& u, const py::array& b,
-                      const py::array& r, bool derivatives) {
+                      const py::array& r, bool derivatives, int law) {
   CheckVariant(variant);
+  if (law < 0 || law >= kepler_device_path::kLightCurveLawCount) throw std::invalid_argument("no law " + std::to_string(law));
+  const int count = kepler_device_path::strict::LawCoefficientCount(law);
+  if (u.ndim() >= 1 && count >= 0 && u.shape(u.ndim() - 1) != count) {
+    throw std::invalid_argument("law " + std::to_string(law) + " takes " +
+                                std::to_string(count) + " coefficients");
+  }
   if (!u.dtype().is(b.dtype()) || !u.dtype().is(r.dtype())) {
     throw std::invalid_argument("u, b and r differ in dtype");
   }
@@ -152,10 +160,10 @@ py::object LightCurve(const std::string& variant, const py::array& u, const py::
     throw std::invalid_argument("u of shape (laws, order) needs b and r of shape (laws, ...)");
   }
   if (u.dtype().is(py::dtype::of<float>())) {
-    return LightCurveAs<float>(variant, u, b, r, derivatives);
+    return LightCurveAs<float>(variant, law, u, b, r, derivatives);
   }
   if (u.dtype().is(py::dtype::of<double>())) {
-    return LightCurveAs<double>(variant, u, b, r, derivatives);
+    return LightCurveAs<double>(variant, law, u, b, r, derivatives);
   }
   throw std::invalid_argument("dtype must be float32 or float64");
 }
@@ -171,10 +179,11 @@ PYBIND11_MODULE(_device_path, m) {
         "computed by the solver's device path compiled as `variant`: 'strict' "
         "(no contraction) or 'fused' (the compiler may fuse a * b + c).");
   m.def("light_curve", &LightCurve, py::arg("variant"), py::arg("u"), py::arg("b"),
-        py::arg("r"), py::arg("derivatives") = false,
+        py::arg("r"), py::arg("derivatives") = false, py::arg("law") = 0,
         "F - 1 of the light curve, elementwise over b and r (float32 or float64 "
         "arrays of one shape, u of their dtype), by the CUDA kernel's per-element "
-        "function (limb_dark.h, LightCurveElement) compiled as `variant` (see solve). "
+        "function (limb_dark.h, CurveElement) compiled as `variant` (see solve), for "
+        "`law` (0: polynomial; laws.h's Law). "
         "u: one law (order,), or (laws, order) with b and r of shape (laws, ...), "
         "one law per row. With derivatives, the tuple (F - 1, dF/db, dF/dr, dF/du), "
         "dF/du of shape (order,) + b.shape.");

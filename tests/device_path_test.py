@@ -29,7 +29,8 @@ sqrt are correctly rounded on both sides (nvcc's default -prec-div and
 -prec-sqrt); cbrt (only in the starter) is libm's here, CUDA's there.
 
 The light curve: the CUDA kernel (jaxlib_ext/limb_dark/limb_dark_kernel.cu)
-runs limb_dark.h's LightCurveElement once per element, with
+runs limb_dark.h's CurveElement, for the polynomial laws LightCurveElement,
+once per element, with
 JAXEXT_DEVICE_PATH=1 (the global C math functions, CUDA's on the device);
 here the same function runs over every element (the module's light_curve),
 for laws of one or two coefficients also at the points where the CPU's
@@ -57,6 +58,13 @@ cases), and for 32 coefficients on four points:
       against central differences of the device path's own F;
 and to its NaN policy. acos, asin, sin, cos, expm1, asinh and acosh are
 libm's here, CUDA's on the device (both within an ulp or two).
+
+The other laws (power-2, nonlinear, square root, logarithmic: the kernel's
+CurveElement takes LawCurveElement for them): against the CPU op with the
+same law (itself held to mpmath quadratures of each law by
+tests/limb_dark_test.py) at every region's points, F - 1 within 1e-15 and
+every derivative within 1e-12 relative plus 1e-15; float32 within 1e-7
+relative; refused laws NaN; wrong calls ValueError.
 """
 
 import functools
@@ -591,6 +599,61 @@ class LightCurveNanPolicyTest(parameterized.TestCase):
       _device_path.light_curve(_VARIANT.value, np.zeros(33), b, r)
     with self.assertRaisesRegex(ValueError, r"\(laws, \.\.\.\)"):
       _device_path.light_curve(_VARIANT.value, np.zeros((2, 2)), b, r)
+
+
+# The laws other than the polynomial (limb_dark.light_curve's law=), by the
+# number the op's `law` attribute carries: a law of each with a positive
+# intensity.
+DEVICE_LAWS = {
+    1: ("power2", (0.6, 0.5)),
+    2: ("nonlinear", (0.5, 0.1, 0.1, -0.1)),
+    3: ("square_root", (0.3, 0.4)),
+    4: ("logarithmic", (0.6, 0.2)),
+}
+
+
+class LawsTest(parameterized.TestCase):
+  """The laws other than the polynomial on the device path, against the CPU
+  op (which tests/limb_dark_test.py holds to mpmath quadratures of each
+  law): every region's points, the value and every derivative. The device
+  path calls libm's log and expm1 where the CPU loops call their own
+  (elementary.h): a few ulps apart."""
+
+  @parameterized.parameters(*DEVICE_LAWS)
+  def test_against_the_cpu_op(self, law):
+    name, u = DEVICE_LAWS[law]
+    u = np.array(u)
+    points = np.vstack([_ld_points_as(region, np.float64) for region in LD_REGIONS])
+    b, r = np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1])
+    flux, d_db, d_dr, d_du = _device_path.light_curve(_VARIANT.value, u, b, r, True, law)
+    want = np.asarray(limb_dark.light_curve(u, b, r, law=name))
+    np.testing.assert_allclose(flux, want, rtol=0, atol=1e-15)
+    grad = jax.jit(jax.vmap(jax.grad(
+        lambda u, b, r: limb_dark.light_curve(u, b, r, law=name), argnums=(0, 1, 2)),
+                            in_axes=(None, 0, 0)))
+    g_u, g_b, g_r = (np.asarray(x) for x in grad(u, b, r))
+    for what, got, expected in (("d_db", d_db, g_b), ("d_dr", d_dr, g_r),
+                                ("d_du", np.moveaxis(d_du, 0, -1), g_u)):
+      np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15, err_msg=what)
+
+  def test_float32_and_refusals(self):
+    u = np.array((0.6, 0.5), np.float32)
+    b = np.array([0.0, 0.5, 0.95, 1.05, np.nan], np.float32)
+    r = np.full(5, 0.1, np.float32)
+    flux = _device_path.light_curve(_VARIANT.value, u, b, r, False, 1)
+    self.assertEqual(flux.dtype, np.float32)
+    want = np.asarray(limb_dark.light_curve(u.astype(np.float64), b.astype(np.float64),
+                                            r.astype(np.float64), law="power2"))
+    np.testing.assert_allclose(flux, want, rtol=1e-7, atol=1e-12)
+    # alpha <= 0: NaN everywhere; a wrong number of coefficients, or no
+    # such law: ValueError before anything runs.
+    bad = _device_path.light_curve(_VARIANT.value, np.array((0.6, 0.0)), b.astype(np.float64),
+                                   r.astype(np.float64), False, 1)
+    self.assertTrue(np.all(np.isnan(bad)))
+    with self.assertRaisesRegex(ValueError, "takes 4 coefficients"):
+      _device_path.light_curve(_VARIANT.value, np.zeros(2), b, r, False, 2)
+    with self.assertRaisesRegex(ValueError, "no law 5"):
+      _device_path.light_curve(_VARIANT.value, np.zeros(2), b, r, False, 5)
 
 
 if __name__ == "__main__":

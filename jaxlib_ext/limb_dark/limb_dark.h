@@ -145,9 +145,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
   return o;
 }
 
-// Element i of a light curve, as the CUDA kernel computes it (one thread
-// per element, limb_dark_kernel.cu) and as tests/device_path_loops.cc runs
-// it on the host: the buffers of Params (limb_dark_kernel.h), u holding
+// Element i of a light curve of a polynomial law, as the CUDA kernel
+// computes it (one thread per element, limb_dark_kernel.cu, through
+// CurveElement below) and as tests/device_path_loops.cc runs it on the host: the buffers of Params (limb_dark_kernel.h), u holding
 // `order` coefficients per group of group_size consecutive elements. Stores
 // flux[i] = F - 1 at (b[i], r[i]); d_db[i] and d_dr[i] unless d_db is null
 // (d_db and d_dr both null: the value alone); d_du[j][i] = dF/du_{j+1}, j <
@@ -192,6 +192,19 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
     double du[kMaxOrder];
     FluxGradientInU(ds, f.value, norm, order, du);
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
+  }
+}
+
+// The kernel's per-element body for any law: LightCurveElement for the
+// polynomial laws, LawCurveElement for the others.
+template <typename T>
+JAXEXT_HD void CurveElement(Law law, const T* u, const T* b, const T* r, int order,
+                            std::int64_t group_size, std::int64_t i, T* flux, T* d_db, T* d_dr,
+                            T* const* d_du) {
+  if (law == Law::kPolynomial) {
+    LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+  } else {
+    LawCurveElement(law, u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   }
 }
 

@@ -12,19 +12,14 @@ constexpr int kBlockSize = 128;
 constexpr int64_t kMaxBlocks = (int64_t{1} << 31) - 1;
 
 // One thread per point (grid-stride beyond the grid's limit), each running
-// LightCurveElement (limb_dark.h), which the host test of the device path
+// CurveElement (limb_dark.h), which the host test of the device path
 // (tests/device_path_test.py) runs too.
 template <typename T>
 __global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
        i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    if (p.law == Law::kPolynomial) {
-      LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                        p.d_du);
-    } else {
-      LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db,
-                      p.d_dr, p.d_du);
-    }
+    CurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                 p.d_du);
   }
 }
 

@@ -22,7 +22,7 @@ struct Params {
   T* d_db;  // d_db and d_dr both null: the value alone
   T* d_dr;
   T* d_du[kMaxOrder];  // dF/du_1..dF/du_order, n each; d_du[0] null: not asked for
-  Law law;  // kPolynomial: LightCurveElement; else LawCurveElement
+  Law law;  // CurveElement's
   int order;
   int64_t group_size;
   int64_t n;
