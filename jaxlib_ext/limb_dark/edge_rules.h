@@ -217,6 +217,63 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EdgeDividedDifference(const double* q, int d
   *dd = d;
 }
 
+// The contact rule's second variable (ContactEdgeFlux, below; the laws'
+// ContactLawMoments): u / 2 = eps sinh(t) inside the disk, eps cosh(t)
+// crossing (eps = u_lo / 2), t in [0, t_max], t_max where u = pi.
+struct ContactMap {
+  bool crossing;
+  double eps, t_max, br, z2_min;
+  double sin_eps, cos_eps, sin_2eps, cos_2eps;  // for the angle sums, crossing
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE ContactMap MakeContactMap(const Geometry& geo, double eps) {
+  ContactMap map;
+  map.crossing = !geo.inside;
+  map.eps = eps;
+  map.t_max = map.crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
+  map.br = geo.b * geo.r;
+  map.z2_min = geo.one_minus_bpr2;
+  const double s1 = Sin(eps), c1 = Cos(eps);
+  map.sin_eps = s1;
+  map.cos_eps = c1;
+  map.sin_2eps = 2 * s1 * c1;
+  map.cos_2eps = (c1 - s1) * (c1 + s1);
+  return map;
+}
+
+// At t: sin(u / 2), du / dt and z^2 = Z^2 + 4 b r sin^2(u / 2).
+struct ContactPoint {
+  double sin_half, du, z2;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE ContactPoint ContactMapAt(const ContactMap& map, double t) {
+  // sinh and cosh of y = t / 2 (crossing) or t (inside) from one expm1,
+  // without cancellation: e^y = 1 + m, sinh y = (m + m / (1 + m)) / 2,
+  // cosh y = sinh y + 1 / (1 + m).
+  const double y = map.crossing ? 0.5 * t : t;
+  const double m = Expm1(y), inv = 1 / (1 + m);
+  const double sh = 0.5 * (m + m * inv), ch = sh + inv;
+  const double eps = map.eps;
+  ContactPoint p;
+  if (map.crossing) {
+    // u / 2 = eps cosh t = delta + eps, delta = 2 eps sinh^2(t / 2); u / 2
+    // - u_lo / 2 = delta and u / 2 + u_lo / 2 = delta + 2 eps, so that
+    // sin^2(u / 2) - sin^2(u_lo / 2) = sin(delta) sin(delta + 2 eps), a
+    // product without cancellation next to the arc's end; every angle sum
+    // below adds positive terms (delta + 2 eps <= pi / 2 + eps < pi).
+    const double delta = 2 * eps * sh * sh;
+    const double sd = Sin(delta), cd = Cos(delta);
+    p.sin_half = sd * map.cos_eps + cd * map.sin_eps;
+    p.du = 4 * eps * sh * ch;
+    p.z2 = 4 * map.br * sd * (sd * map.cos_2eps + cd * map.sin_2eps);
+  } else {
+    p.sin_half = Sin(eps * sh);
+    p.du = 2 * eps * ch;
+    p.z2 = map.z2_min + 4 * map.br * p.sin_half * p.sin_half;
+  }
+  return p;
+}
+
 // Below this k' = sqrt(|1 - (b + r)^2| / (4 b r)), ContactEdgeFlux takes the
 // occultor as touching the limb: the part it leaves out is of order
 // 4 b r k'^2 log(1 / k'), below 1e-18.
@@ -267,43 +324,17 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
   double arc = span * SumOfNodes<kNodes>(v);
   // D E, t in [0, t_max] (u = pi at t_max).
   if (kp >= kContactMinK) {
-    const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
-    // Crossing: sin(eps), cos(eps), sin(2 eps), cos(2 eps), for the angle
-    // sums below.
-    const double s1 = Sin(eps), c1 = Cos(eps), s2 = 2 * s1 * c1, c2 = (c1 - s1) * (c1 + s1);
+    const ContactMap map = MakeContactMap(geo, eps);
     for (int j = 0; j < kNodes; ++j) {
-      // sinh and cosh of y = t / 2 (crossing) or t (inside) from one expm1,
-      // without cancellation: e^y = 1 + m, sinh y = (m + m / (1 + m)) / 2,
-      // cosh y = sinh y + 1 / (1 + m).
-      const double y = crossing ? 0.5 * t_max * kNode.v[j] : t_max * kNode.v[j];
-      const double m = Expm1(y), inv = 1 / (1 + m);
-      const double sh = 0.5 * (m + m * inv), ch = sh + inv;
-      double s, du, z2;  // sin(u / 2), du / dt, z^2
-      if (crossing) {
-        // u / 2 = eps cosh t = delta + eps, delta = 2 eps sinh^2(t / 2);
-        // u / 2 - u_lo / 2 = delta and u / 2 + u_lo / 2 = delta + 2 eps, so
-        // that sin^2(u / 2) - sin^2(u_lo / 2) = sin(delta) sin(delta + 2
-        // eps), a product without cancellation next to the arc's end; every
-        // angle sum below adds positive terms (delta + 2 eps <= pi / 2 + eps
-        // < pi).
-        const double delta = 2 * eps * sh * sh;
-        const double sd = Sin(delta), cd = Cos(delta);
-        s = sd * c1 + cd * s1;
-        du = 4 * eps * sh * ch;
-        z2 = 4 * br * sd * (sd * c2 + cd * s2);
-      } else {
-        s = Sin(eps * sh);
-        du = 2 * eps * ch;
-        z2 = z2_min + 4 * br * s * s;
-      }
-      const double z = Sqrt(Max(z2, 0.0));
-      const double x = 2 * root_br * s;
+      const ContactPoint p = ContactMapAt(map, map.t_max * kNode.v[j]);
+      const double z = Sqrt(Max(p.z2, 0.0));
+      const double x = 2 * root_br * p.sin_half;
       double p_x, dd;
       EdgeDividedDifference(q, degree, 1 - z, 1 - x, &p_x, &dd);
       const double d = -(z2_min / (z + x)) * (dd + p_x / (1 + x)) / (1 + z);
-      v[j] = kWeight.v[j] * du * d * (r_rpb - 2 * br * s * s);
+      v[j] = kWeight.v[j] * p.du * d * (r_rpb - 2 * br * p.sin_half * p.sin_half);
     }
-    arc += t_max * SumOfNodes<kNodes>(v);
+    arc += map.t_max * SumOfNodes<kNodes>(v);
   }
   return (crossing ? 2 * geo.kappa1 * EdgeAtLimb(q, degree) : 0.0) + 2 * arc;
 }

@@ -193,34 +193,17 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
   }
   AddLawAt<kNodes>(t, x, w_e, w_r, w_b, m);
   if (kp < kContactMinK) return;
-  // The law at z less the law at X, t in [0, t_max] (ContactEdgeFlux).
-  const double t_max = crossing ? Acosh(0.5 * kPi / eps) : Asinh(0.5 * kPi / eps);
-  const double s1 = Sin(eps), c1 = Cos(eps), sin_2eps = 2 * s1 * c1,
-               cos_2eps = (c1 - s1) * (c1 + s1);
+  // The law at z less the law at X, t in [0, t_max] (ContactMap).
+  const ContactMap map = MakeContactMap(geo, eps);
   for (int j = 0; j < kNodes; ++j) {
     // t = t_max s^3: z^alpha (crossing) and X^alpha (inside) at t = 0
     // (s^5, as in the first part, loses the branch points' resolution: 2e-13).
     const double s2 = kNode.v[j] * kNode.v[j];
-    const double graded = s2 * kNode.v[j];
-    const double y = crossing ? 0.5 * t_max * graded : t_max * graded;
-    const double em = Expm1(y), inv = 1 / (1 + em);
-    const double sh = 0.5 * (em + em * inv), ch = sh + inv;
-    double s, du, z2;  // sin(u / 2), du / dt, z^2
-    if (crossing) {
-      const double delta = 2 * eps * sh * sh;
-      const double sd = Sin(delta), cd = Cos(delta);
-      s = sd * c1 + cd * s1;
-      du = 4 * eps * sh * ch;
-      z2 = 4 * br * sd * (sd * cos_2eps + cd * sin_2eps);
-    } else {
-      s = Sin(eps * sh);
-      du = 2 * eps * ch;
-      z2 = z2_min + 4 * br * s * s;
-    }
-    const double w = 2 * t_max * 3 * s2 * kWeight.v[j] * du;
-    const double sin2 = s * s;
-    z[j] = Sqrt(Max(z2, 0.0));
-    x[j] = 2 * root_br * s;
+    const ContactPoint p = ContactMapAt(map, map.t_max * s2 * kNode.v[j]);
+    const double w = 2 * map.t_max * 3 * s2 * kWeight.v[j] * p.du;
+    const double sin2 = p.sin_half * p.sin_half;
+    z[j] = Sqrt(Max(p.z2, 0.0));
+    x[j] = 2 * root_br * p.sin_half;
     w_e[j] = w * (r_rpb - 2 * br * sin2);
     w_r[j] = w * r;
     w_b[j] = w * r * (1 - 2 * sin2);
