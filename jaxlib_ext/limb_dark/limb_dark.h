@@ -195,8 +195,9 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
   }
 }
 
-// The kernel's per-element body for any law: LightCurveElement for the
-// polynomial laws, LawCurveElement for the others.
+// The per-element body for any law: LightCurveElement for the polynomial
+// laws, LawCurveElement for the others (the CUDA kernels make this choice
+// per launch, limb_dark_kernel.cu).
 template <typename T>
 JAXEXT_HD void CurveElement(Law law, const T* u, const T* b, const T* r, int order,
                             std::int64_t group_size, std::int64_t i, T* flux, T* d_db, T* d_dr,
