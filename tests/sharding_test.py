@@ -8,6 +8,7 @@ the inputs' sharding, and the values equal the unsharded op's. Mismatched
 shardings of the inputs give correct values.
 """
 
+import functools
 import os
 
 # 8 host devices; must be set before JAX starts.
@@ -137,21 +138,24 @@ class ShardingTest(parameterized.TestCase):
     np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(kepler.solve(m2, e2)[0]))
     self.assertEqual(got[0].sharding.spec, P(None, "x"))
 
-  @parameterized.parameters(*[(k,) for k in AXIS_TYPES])
-  def test_light_curve(self, kind):
+  # The polynomial laws and the others (law=, their own handler path).
+  @parameterized.parameters(*[(k, law, u) for k in AXIS_TYPES
+                              for law, u in (("polynomial", QUADRATIC), ("power2", (0.6, 0.6)))])
+  def test_light_curve(self, kind, law, u):
+    light_curve = functools.partial(limb_dark.light_curve, law=law)
     mesh = _mesh((2, 4), ("a", "b"), kind)
     b, r = _light_curve_inputs((8, 16))
-    u = np.array(QUADRATIC, FLOAT)
+    u = np.array(u, FLOAT)
     sh = NamedSharding(mesh, P("a", "b"))
     bs, rs = jax.device_put(b, sh), jax.device_put(r, sh)
     us = jax.device_put(u, NamedSharding(mesh, P()))
-    self.assert_partitioned(limb_dark.light_curve, (us, bs, rs), 8)
-    got = jax.jit(limb_dark.light_curve)(us, bs, rs)
+    self.assert_partitioned(light_curve, (us, bs, rs), 8)
+    got = jax.jit(light_curve)(us, bs, rs)
     self.assert_same_sharding(got, bs)
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(limb_dark.light_curve(u, b, r)))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(light_curve(u, b, r)))
 
     def grad_br(u, b, r):
-      return jax.grad(lambda b, r: jnp.sum(limb_dark.light_curve(u, b, r)), argnums=(0, 1))(b, r)
+      return jax.grad(lambda b, r: jnp.sum(light_curve(u, b, r)), argnums=(0, 1))(b, r)
 
     self.assert_partitioned(grad_br, (us, bs, rs), 8)
     for g, w in zip(jax.jit(grad_br)(us, bs, rs), grad_br(u, b, r)):
@@ -160,7 +164,7 @@ class ShardingTest(parameterized.TestCase):
 
     # The gradient in u sums over every point: an all-reduce, nothing moved.
     def grad_u(u, b, r):
-      return jax.grad(lambda u: jnp.sum(limb_dark.light_curve(u, b, r)))(u)
+      return jax.grad(lambda u: jnp.sum(light_curve(u, b, r)))(u)
 
     hlo = _compiled(grad_u, us, bs, rs)
     for word in MOVES:
