@@ -2,8 +2,8 @@
 
 The closed form of Agol, Luger & Foreman-Mackey (2020, AJ 159, 123) for a
 star with polynomial limb darkening of any order, and the power-2, Claret
-four-coefficient, square-root and logarithmic laws by edge integrals exact
-to rounding, computed by the compiled handlers (jaxlib_ext/limb_dark/:
+four-coefficient, square-root, logarithmic and exponential laws by edge
+integrals exact to rounding, computed by the compiled handlers (jaxlib_ext/limb_dark/:
 limb_dark_cpu.cc, limb_dark_cuda.cc, the math in limb_dark.h) with their
 first derivatives in b, r and u.
 """
@@ -31,7 +31,7 @@ MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 # The laws `light_curve` takes, by name, in the order of the handler's `law`
 # attribute (jaxlib_ext/limb_dark/laws.h, Law), each with the number of
 # coefficients u it takes (None: the polynomial law, any up to MAX_ORDER).
-_LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic")
+_LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic", "exponential")
 if len(_LAW_NAMES) != _ffi.constant("LIMB_DARK_LAW_COUNT"):
   raise ImportError("kepler.limb_dark: the compiled module's laws are not this package's")
 LAWS = {name: (None if i == 0 else _ffi.constant(f"LIMB_DARK_LAW_{i}_COEFFICIENTS"))
@@ -148,6 +148,9 @@ def light_curve(u, b, r, *, law="polynomial", order=None):
       (Claret 2000).
     "square_root": u = (u1, u2), I = 1 - u1 (1 - mu) - u2 (1 - sqrt(mu)).
     "logarithmic": u = (u1, u2), I = 1 - u1 (1 - mu) - u2 mu log(mu).
+    "exponential": u = (u1, u2), I = 1 - u1 (1 - mu) - u2 / (1 - e^mu)
+      (infinite on the limb for u2 > 0, integrably: dF/db and dF/dr grow
+      as log(1 / distance) at the inner contact, b + r = 1).
   The laws other than the polynomial are integrated over the occultor's edge
   by rules exact to rounding (within about 1e-14 of an arbitrary-precision
   quadrature of the law; docs/accuracy_and_speed.md).

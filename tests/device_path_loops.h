@@ -15,7 +15,7 @@ namespace kepler_device_path {
 // kMaxOrder; device_path_loops.cc checks that the two agree).
 constexpr int kLightCurveMaxOrder = 32;
 // How many laws there are (laws.h's kLawCount, checked there too).
-constexpr int kLightCurveLawCount = 5;
+constexpr int kLightCurveLawCount = 6;
 
 // Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
 // [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.

@@ -59,7 +59,7 @@ cases), and for 32 coefficients on four points:
 and to its NaN policy. acos, asin, sin, cos, expm1, asinh and acosh are
 libm's here, CUDA's on the device (both within an ulp or two).
 
-The other laws (power-2, nonlinear, square root, logarithmic: the kernel's
+The other laws (power-2, nonlinear, square root, logarithmic, exponential: the kernel's
 CurveElement takes LawCurveElement for them): against the CPU op with the
 same law (itself held to mpmath quadratures of each law by
 tests/limb_dark_test.py) at every region's points, F - 1 within 1e-15 and
@@ -609,6 +609,7 @@ DEVICE_LAWS = {
     2: ("nonlinear", (0.5, 0.1, 0.1, -0.1)),
     3: ("square_root", (0.3, 0.4)),
     4: ("logarithmic", (0.6, 0.2)),
+    5: ("exponential", (0.5, 0.2)),
 }
 
 
@@ -652,8 +653,8 @@ class LawsTest(parameterized.TestCase):
     self.assertTrue(np.all(np.isnan(bad)))
     with self.assertRaisesRegex(ValueError, "takes 4 coefficients"):
       _device_path.light_curve(_VARIANT.value, np.zeros(2), b, r, False, 2)
-    with self.assertRaisesRegex(ValueError, "no law 5"):
-      _device_path.light_curve(_VARIANT.value, np.zeros(2), b, r, False, 5)
+    with self.assertRaisesRegex(ValueError, "no law 6"):
+      _device_path.light_curve(_VARIANT.value, np.zeros(2), b, r, False, 6)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,18 @@ class NodesTest(absltest.TestCase):
         "HalfPeriodCos<17>", "HalfPeriodCos<33>", "HalfPeriodMidCos<8>", "HalfPeriodMidCos<16>",
         "HalfPeriodMidCos<32>", "GaussHalfPiCos", "GaussHalfPiSin2",
         "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "GradedHalfPiCos",
-        "GradedHalfPiSin2", "GradedHalfPiWeight", "AtanCoefficients"]))
+        "GradedHalfPiSin2", "GradedHalfPiWeight", "ExponentialTermTails", "AtanCoefficients"]))
+
+  def test_exponential_term(self):
+    # sum_i d_i z^i = integral from z to 1 of t / (e^t - 1) dt, over 1 - z
+    # (laws.h), on [0, 1].
+    mp.mp.dps = 30
+    tails = self.tables["ExponentialTermTails"]
+    for z in (0.0, 1e-3, 0.25, 0.5, 0.9, 0.999999):
+      z = mp.mpf(z)
+      want = mp.quad(lambda t: t / mp.expm1(t) if t else mp.mpf(1), [z, 1]) / (1 - z)
+      got = mp.fsum(mp.mpf(d) * z ** i for i, d in enumerate(tails))
+      self.assertLess(abs(got - want), 2e-16, z)
 
   def test_graded_rule(self):
     # theta = pi/2 (1 - (1 - s)^3): a rule on [0, pi/2] whose nodes crowd at

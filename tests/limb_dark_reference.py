@@ -46,9 +46,10 @@ def flux_minus_one(u, b, r):
         lambda mu: 1 - sum(un * (1 - mu) ** (n + 1) for n, un in enumerate(u)), b, r)
 
 
-def _law_flux_minus_one(intensity, b, r):
-  """F - 1 at (b, r) for the intensity profile I(mu) (a function of mpf)."""
-  with mp.workdps(_DPS):
+def _law_flux_minus_one(intensity, b, r, dps=_DPS):
+  """F - 1 at (b, r) for the intensity profile I(mu) (a function of mpf), at
+  dps digits."""
+  with mp.workdps(dps):
     b, r = abs(mp.mpf(b)), mp.mpf(r)
 
     def at(rho):
@@ -68,21 +69,26 @@ LAW_INTENSITY = {
                                        for k, c in enumerate(u)),
     "square_root": lambda u, mu: 1 - u[0] * (1 - mu) - u[1] * (1 - mp.sqrt(mu)),
     "logarithmic": lambda u, mu: 1 - u[0] * (1 - mu) - u[1] * (mu * mp.log(mu) if mu > 0 else 0),
+    # Infinite at mu = 0 (u[1] > 0), integrably: the quadrature's nodes come
+    # within rounding of rho = 1, where mu rounds to 0 (weight 0 there).
+    "exponential": lambda u, mu: 1 - u[0] * (1 - mu) + (u[1] / mp.expm1(mu) if mu > 0 else 0),
 }
 
 
-def law_flux_minus_one(law, u, b, r):
+def law_flux_minus_one(law, u, b, r, dps=_DPS):
   """F - 1 at (b, r) for the named law (LAW_INTENSITY) with coefficients u."""
-  with mp.workdps(_DPS):
+  with mp.workdps(dps):
     u = [mp.mpf(x) for x in u]
-    return _law_flux_minus_one(lambda mu: LAW_INTENSITY[law](u, mu), b, r)
+    return _law_flux_minus_one(lambda mu: LAW_INTENSITY[law](u, mu), b, r, dps)
 
 
 def law_derivative(law, u, b, r, wrt, h="1e-20"):
   """d(F - 1)/d(wrt), wrt "b", "r" or an index into u, for the named law: a
-  central difference of step h at 40 digits (fine enough within 1e-12 of
-  a contact, where F has a (b - b_contact)^(3/2) term)."""
-  with mp.workdps(_DPS):
+  central difference of step h (fine enough within 1e-12 of a contact,
+  where F has a (b - b_contact)^(3/2) term) at 60 digits (at 40 the
+  quadrature's last digits, over h, reach 1e-10 where F is near -1)."""
+  dps = _DPS + 20
+  with mp.workdps(dps):
     h = mp.mpf(h)
     args = [[mp.mpf(x) for x in u], mp.mpf(b), mp.mpf(r)]
     hi, lo = [list(args[0]), args[1], args[2]], [list(args[0]), args[1], args[2]]
@@ -93,7 +99,7 @@ def law_derivative(law, u, b, r, wrt, h="1e-20"):
     else:
       hi[0][wrt] += h
       lo[0][wrt] -= h
-    return (law_flux_minus_one(law, *hi) - law_flux_minus_one(law, *lo)) / (2 * h)
+    return (law_flux_minus_one(law, *hi, dps=dps) - law_flux_minus_one(law, *lo, dps=dps)) / (2 * h)
 
 
 def blocked_terms(b, r, n_max=6):

@@ -1,5 +1,5 @@
 // The light curve of a law of laws.h (power-2, Claret's four coefficients,
-// square root, logarithmic) and its first derivatives, by the edge rules of
+// square root, logarithmic, exponential) and its first derivatives, by the edge rules of
 // edge_rules.h with the law evaluated at each node.
 //
 // The flux blocked over the lens (occultor and disk overlapping) is, by the
@@ -29,7 +29,8 @@
 // - next to the inner contact: the contact rule's split F(z) = F(X) + (F(z)
 //   - F(X)), the first part graded towards u = u_lo by u = u_lo + (pi -
 //   u_lo) s^5 (X^alpha at X = 0), the second in the contact rule's t = t_max
-//   s^3 (z^alpha or X^alpha at t = 0).
+//   s^3 (z^alpha or X^alpha at t = 0); the exponential law's intensity,
+//   infinite on the limb, not split but in t = t_max s alone.
 // Their accuracy: docs/limb_darkening_laws.md.
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
@@ -61,11 +62,13 @@ struct EdgeMoments {
 };
 
 // Adds the nodes' weighted law (not the area) to m, each sum over the nodes
-// in SumOfNodes' order.
+// in SumOfNodes' order; the intensity's limb part (the exponential term's)
+// unless without_limb_part.
 template <int N>
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNodes(const LawTerms& t, const LawAtNodes<N>& v,
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNodes(const LawTerms& t, LawAtNodes<N>& v,
                                              const double* w_e, const double* w_r,
-                                             const double* w_b, EdgeMoments* m) {
+                                             const double* w_b, EdgeMoments* m,
+                                             bool without_limb_part = false) {
   double product[N];
   for (int k = 0; k < t.count; ++k) {
     for (int j = 0; j < N; ++j) product[j] = w_e[j] * v.psi[k][j];
@@ -75,30 +78,37 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNodes(const LawTerms& t, const LawAtNodes
     for (int j = 0; j < N; ++j) product[j] = w_e[j] * v.dpsi_dalpha[j];
     m->dpsi_dalpha += SumOfNodes<N>(product);
   }
+  if (!without_limb_part) {
+    for (int j = 0; j < N; ++j) v.intensity[j] += v.limb_intensity[j];
+  }
   for (int j = 0; j < N; ++j) product[j] = w_r[j] * v.intensity[j];
   m->d_r += SumOfNodes<N>(product);
   for (int j = 0; j < N; ++j) product[j] = w_b[j] * v.intensity[j];
   m->d_b += SumOfNodes<N>(product);
 }
 
-// The law at nodes z, weighted: area and law both.
+// The law at nodes z, weighted: area and law both (without the intensity's
+// limb part where without_limb_part: AddNodes).
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawAt(const LawTerms& t, const double* z,
                                              const double* w_e, const double* w_r,
-                                             const double* w_b, EdgeMoments* m) {
+                                             const double* w_b, EdgeMoments* m,
+                                             bool without_limb_part = false) {
   LawAtNodes<N> v;
   EvaluateLaw<N>(t, z, &v);
   m->area += SumOfNodes<N>(w_e);
-  AddNodes<N>(t, v, w_e, w_r, w_b, m);
+  AddNodes<N>(t, v, w_e, w_r, w_b, m, without_limb_part);
 }
 
 // The contact rule's second part: the law at z less the law at x (the
-// constant term has no share: the first part has the whole area).
+// constant term has no share: the first part has the whole area); without
+// the intensity's limb part where without_limb_part (ContactLawMoments
+// integrates it alone: at x it is -c / x, near-singular at u = 0).
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawDifference(const LawTerms& t, const double* z,
                                                      const double* x, const double* w_e,
                                                      const double* w_r, const double* w_b,
-                                                     EdgeMoments* m) {
+                                                     EdgeMoments* m, bool without_limb_part) {
   LawAtNodes<N> v, vx;
   EvaluateLaw<N>(t, z, &v);
   EvaluateLaw<N>(t, x, &vx);
@@ -108,8 +118,22 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawDifference(const LawTerms& t, const do
   for (int j = 0; j < N; ++j) {
     v.dpsi_dalpha[j] -= vx.dpsi_dalpha[j];
     v.intensity[j] -= vx.intensity[j];
+    v.limb_intensity[j] -= vx.limb_intensity[j];
   }
-  AddNodes<N>(t, v, w_e, w_r, w_b, m);
+  AddNodes<N>(t, v, w_e, w_r, w_b, m, without_limb_part);
+}
+
+// The intensity's limb part alone at nodes z (the contact rule).
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLimbIntensity(const LawTerms& t, const double* z,
+                                                     const double* w_r, const double* w_b,
+                                                     EdgeMoments* m) {
+  double limb[N], product[N];
+  for (int j = 0; j < N; ++j) limb[j] = LimbIntensity(t, Max(z[j], 1e-300));
+  for (int j = 0; j < N; ++j) product[j] = w_r[j] * limb[j];
+  m->d_r += SumOfNodes<N>(product);
+  for (int j = 0; j < N; ++j) product[j] = w_b[j] * limb[j];
+  m->d_b += SumOfNodes<N>(product);
 }
 
 // Inside the disk (b + r <= 1), x = 2 b r / a up to kWideEdgeRuleMaxX, a =
@@ -191,10 +215,14 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
     w_r[j] = w * r;
     w_b[j] = w * r * (1 - 2 * sin2);
   }
-  AddLawAt<kNodes>(t, x, w_e, w_r, w_b, m);
-  if (kp < kContactMinK) return;
-  // The law at z less the law at X, t in [0, t_max] (ContactMap).
-  const ContactMap map = MakeContactMap(geo, eps);
+  AddLawAt<kNodes>(t, x, w_e, w_r, w_b, m, /*without_limb_part=*/true);
+  // The law at z less the law at X, t in [0, t_max] (ContactMap), however
+  // near the contact: the intensity's limb part (the exponential law's) has
+  // no other share. Inside, the map holds for any eps > 0: at least
+  // kContactMinK, where what it leaves out, of order 4 b r k'^2 log(1 / k'),
+  // is below 1e-18, but for that limb part, whose integral grows as
+  // log(1 / k') (the intensity is infinite on the limb).
+  const ContactMap map = MakeContactMap(geo, crossing ? eps : Max(eps, kContactMinK));
   for (int j = 0; j < kNodes; ++j) {
     // t = t_max s^3: z^alpha (crossing) and X^alpha (inside) at t = 0
     // (s^5, as in the first part, loses the branch points' resolution: 2e-13).
@@ -208,7 +236,19 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
     w_r[j] = w * r;
     w_b[j] = w * r * (1 - 2 * sin2);
   }
-  AddLawDifference<kNodes>(t, z, x, w_e, w_r, w_b, m);
+  AddLawDifference<kNodes>(t, z, x, w_e, w_r, w_b, m, /*without_limb_part=*/true);
+  if (!t.limb_term) return;
+  // The intensity's limb part at z alone, t = t_max s: at t = 0 it is
+  // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
+  // both vanish as t); its branch points are at t = +-i pi / 2.
+  for (int j = 0; j < kNodes; ++j) {
+    const ContactPoint p = ContactMapAt(map, map.t_max * kNode.v[j]);
+    const double w = 2 * map.t_max * kWeight.v[j] * p.du;
+    z[j] = Sqrt(Max(p.z2, 0.0));
+    w_r[j] = w * r;
+    w_b[j] = w * r * (1 - 2 * p.sin_half * p.sin_half);
+  }
+  AddLimbIntensity<kNodes>(t, z, w_r, w_b, m);
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
 // The limb-darkening laws that are not polynomials in 1 - mu, written as
-//   I(mu) = 1 - sum_k c_k phi_k(mu),   phi_k = 1 - mu^alpha_k  or  mu log mu,
+//   I(mu) = 1 - sum_k c_k phi_k(mu),
+//   phi_k = 1 - mu^alpha_k,  mu log mu  or  1 / (1 - e^mu),
 // and what the edge rules need of them (law_flux.h): per node of the
 // occultor's edge, the intensity I and each term's share of the radial
 // field F = H / rho^2, H(rho) = integral of I rho' drho' from 0 to rho.
@@ -10,6 +11,7 @@
 //   nonlinear    u = (c1, c2, c3, c4): I = 1 - sum_k c_k (1 - mu^(k/2))
 //   square_root  u = (u1, u2):         I = 1 - u1 (1 - mu) - u2 (1 - sqrt(mu))
 //   logarithmic  u = (u1, u2):         I = 1 - u1 (1 - mu) - u2 mu log(mu)
+//   exponential  u = (u1, u2):         I = 1 - u1 (1 - mu) - u2 / (1 - e^mu)
 //
 // With z = mu and 1 - z^2 = rho^2, F(z) = 1/2 - sum_k c_k Psi_k(z), where
 // Psi_k(z) = integral from z to 1 of phi_k(t) t dt, over 1 - z^2:
@@ -20,8 +22,14 @@
 // and dPsi/da = (z^beta R / beta + Q / beta^2) / (1 + z) (the logarithmic
 // term is -dPsi/da at a = 1). Q and R are formed from log z and one expm1
 // per term, without cancellation next to z = 1 (the star's centre), where
-// Q -> beta and R -> -1. At the limb (z = 0): Psi = a / (2 beta), -1/9, and dPsi/da =
-// 1 / beta^2.
+// Q -> beta and R -> -1. The exponential term: t phi(t) = -t / (e^t - 1) =
+// -sum_n B_n t^n / n! (Bernoulli numbers; converges for |t| < 2 pi), so that
+//   phi = 1 / (1 - e^z): Psi = -(sum_i d_i z^i) / (1 + z),
+// d_i = sum_{n >= i} B_n / (n + 1)! (ExponentialTermTails, nodes.h), and
+// phi itself -1 / expm1(z), which is -1 / z at the limb: I is infinite
+// there, its integrals finite (law_flux.h integrates it on its own where
+// the contact rule splits the rest). At the limb (z = 0): Psi = a / (2 beta),
+// -1/9, -d_0, and dPsi/da = 1 / beta^2.
 #ifndef JAXLIB_EXT_LIMB_DARK_LAWS_H_
 #define JAXLIB_EXT_LIMB_DARK_LAWS_H_
 
@@ -29,6 +37,7 @@
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/limb_dark/nodes.h"
 
 namespace jaxext {
 namespace limb_dark {
@@ -42,8 +51,9 @@ enum class Law : std::int32_t {
   kNonlinear = 2,
   kSquareRoot = 3,
   kLogarithmic = 4,
+  kExponential = 5,
 };
-constexpr std::int32_t kLawCount = 5;
+constexpr std::int32_t kLawCount = 6;
 
 // How many coefficients u a law takes; -1: any number up to kMaxOrder (the
 // polynomial law) or not a law.
@@ -52,6 +62,7 @@ JAXEXT_HD constexpr int LawCoefficients(std::int32_t law) {
          : law == static_cast<std::int32_t>(Law::kNonlinear)   ? 4
          : law == static_cast<std::int32_t>(Law::kSquareRoot)  ? 2
          : law == static_cast<std::int32_t>(Law::kLogarithmic) ? 2
+         : law == static_cast<std::int32_t>(Law::kExponential) ? 2
                                                                : -1;
 }
 
@@ -60,15 +71,23 @@ constexpr int kMaxLawTerms = 4;
 
 namespace detail {
 
-// A law as its terms: I = 1 - sum_k c[k] phi_k, phi_k = z log z where
-// log_term[k], else 1 - z^alpha[k]. power2's alpha is a coefficient too
+// The exponential term's polynomial's coefficients (nodes.h,
+// ExponentialTermTails): to z^25, past which they are below 1e-19.
+constexpr int kExponentialTails = 26;
+
+// A term's phi: 1 - z^alpha, z log z or 1 / (1 - e^z).
+enum class Term { kPower, kMuLogMu, kExponential };
+
+// A law as its terms: I = 1 - sum_k c[k] phi_k, phi_k of kind[k] (alpha[k]
+// its exponent where a power). power2's alpha is a coefficient too
 // (with_alpha: the derivative in alpha[0] is asked for).
 struct LawTerms {
   int count;
   double c[kMaxLawTerms];
   double alpha[kMaxLawTerms];
-  bool log_term[kMaxLawTerms];
+  Term kind[kMaxLawTerms];
   bool with_alpha;
+  bool limb_term;  // an exponential term: the intensity is infinite on the limb
 };
 
 // The terms of `law` (not the polynomial one) for coefficients u; false
@@ -76,7 +95,8 @@ struct LawTerms {
 // power2's alpha <= 0.
 JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
   t->with_alpha = false;
-  for (int k = 0; k < kMaxLawTerms; ++k) t->log_term[k] = false;
+  t->limb_term = false;
+  for (int k = 0; k < kMaxLawTerms; ++k) t->kind[k] = Term::kPower;
   switch (law) {
     case Law::kPower2:
       t->count = 1;
@@ -104,7 +124,16 @@ JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
       t->alpha[0] = 1;
       t->c[1] = u[1];
       t->alpha[1] = 1;  // unused: the term is z log z
-      t->log_term[1] = true;
+      t->kind[1] = Term::kMuLogMu;
+      break;
+    case Law::kExponential:
+      t->count = 2;
+      t->c[0] = u[0];
+      t->alpha[0] = 1;
+      t->c[1] = u[1];
+      t->alpha[1] = 1;  // unused: the term is 1 / (1 - e^z)
+      t->kind[1] = Term::kExponential;
+      t->limb_term = true;
       break;
     default:
       return false;
@@ -118,7 +147,10 @@ JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
 
 // Psi_k at the limb (z = 0): the term's share of H(1) = F(0).
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double PsiAtLimb(const LawTerms& t, int k) {
-  return t.log_term[k] ? -1.0 / 9 : t.alpha[k] / (2 * (t.alpha[k] + 2));
+  constexpr Table<kExponentialTails> kTails = ExponentialTermTails();
+  return t.kind[k] == Term::kMuLogMu       ? -1.0 / 9
+         : t.kind[k] == Term::kExponential ? -kTails.v[0]
+                                           : t.alpha[k] / (2 * (t.alpha[k] + 2));
 }
 // dPsi_0 / dalpha_0 at the limb.
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double DpsiDalphaAtLimb(const LawTerms& t) {
@@ -133,13 +165,26 @@ JAXEXT_HD double LawNormalisation(const LawTerms& t) {
   return kPi - 2 * kPi * sum;
 }
 
+// The intensity's part that is infinite on the limb: -c phi of the
+// exponential terms, c / expm1(z) (z > 0).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double LimbIntensity(const LawTerms& t, double z) {
+  double sum = 0;
+  for (int k = 0; k < t.count; ++k) {
+    if (t.kind[k] == Term::kExponential) sum += t.c[k] / Expm1OfNode(z);
+  }
+  return sum;
+}
+
 // What the edge rules need of the law at N nodes z_j in [0, 1]: per term
-// Psi_k(z_j), dPsi_0/dalpha (where with_alpha, else 0) and I(z_j).
+// Psi_k(z_j), dPsi_0/dalpha (where with_alpha, else 0) and I(z_j) in two
+// parts: `intensity` bounded, `limb_intensity` the exponential term's share
+// (infinite at z = 0; 0 for the other laws).
 template <int N>
 struct LawAtNodes {
   double psi[kMaxLawTerms][N];
   double dpsi_dalpha[N];
   double intensity[N];
+  double limb_intensity[N];
 };
 
 // Every node at once, each step a loop over the nodes that a CPU compiler
@@ -159,11 +204,22 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
     ratio[j] = at_centre[j] != 0 ? -1.0 : log_z[j] * inv_one_minus_z[j];
     inv_one_plus_z[j] = 1 / (1 + z[j]);
     v->intensity[j] = 1;
+    v->limb_intensity[j] = 0;
     v->dpsi_dalpha[j] = 0;
   }
   for (int k = 0; k < t.count; ++k) {
     const double c = t.c[k];
-    if (t.log_term[k]) {
+    if (t.kind[k] == Term::kExponential) {
+      constexpr Table<kExponentialTails> kTails = ExponentialTermTails();
+      for (int j = 0; j < N; ++j) {
+        double p = kTails.v[kExponentialTails - 1];
+        for (int i = kExponentialTails - 2; i >= 0; --i) p = p * z[j] + kTails.v[i];
+        v->psi[k][j] = -p * inv_one_plus_z[j];
+        v->limb_intensity[j] += c / Expm1OfNode(z[j]);  // -c phi: LimbIntensity
+      }
+      continue;
+    }
+    if (t.kind[k] == Term::kMuLogMu) {
       for (int j = 0; j < N; ++j) {
         const double zj = z[j], z3 = zj * zj * zj;
         v->psi[k][j] = -((1 + zj + zj * zj) / 9 + z3 * ratio[j] / 3) * inv_one_plus_z[j];

@@ -29,7 +29,8 @@ JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_1_COEFFICIENTS, LawCoefficients(1));
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_2_COEFFICIENTS, LawCoefficients(2));
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_3_COEFFICIENTS, LawCoefficients(3));
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_4_COEFFICIENTS, LawCoefficients(4));
-static_assert(kLawCount == 5, "one constant per law above");
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_5_COEFFICIENTS, LawCoefficients(5));
+static_assert(kLawCount == 6, "one constant per law above");
 
 namespace {
 
