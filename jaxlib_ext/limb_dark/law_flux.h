@@ -162,6 +162,20 @@ JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
   AddLawAt<M>(t, z, w_e, w_r, w_b, m);
 }
 
+// The midpoint rule of as few steps as x = 2 b r / a needs (up to
+// kWideEdgeRuleMaxX).
+JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
+                                EdgeMoments* m) {
+  const double two_br = 2 * b * r;
+  if (two_br <= kFewStepsMaxX * a) {
+    InsideLawMoments<8>(t, b, r, a, m);
+  } else if (two_br <= kEdgeRuleMaxX * a) {
+    InsideLawMoments<16>(t, b, r, a, m);
+  } else {
+    InsideLawMoments<32>(t, b, r, a, m);
+  }
+}
+
 // Crossing the limb with k^2 < kCrossingRuleMaxK2: CrossingEdgeFlux's
 // theta, graded towards z = 0. sin(psi / 2) = k sin(theta): cos psi = 1 - 2
 // k^2 sin^2(theta), dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
@@ -305,29 +319,31 @@ JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
     out.value = -1;
     return out;
   }
-  const Geometry geo = MakeGeometry(b, r);
   const double a = (1 - r) * (1 + r) - b * b;
   EdgeMoments m = {};
-  switch (ChooseEdgeRule(geo, a)) {
-    case EdgeRule::kInside:
-      if (2 * b * r <= kFewStepsMaxX * a) {
-        InsideLawMoments<8>(t, b, r, a, &m);
-      } else {
-        InsideLawMoments<16>(t, b, r, a, &m);
-      }
-      break;
-    case EdgeRule::kInsideWide:
-      InsideLawMoments<32>(t, b, r, a, &m);
-      break;
-    case EdgeRule::kCrossing:
-      CrossingLawMoments(t, geo, &m);
-      break;
-    case EdgeRule::kContact:
-      ContactLawMoments(t, geo, &m);
-      break;
+  double limb = 0;  // the limb's share of the area, 2 kappa1 (0 inside)
+  if (b + r <= 0.999 && 2 * b * r <= kWideEdgeRuleMaxX * a) {
+    // Inside, where ChooseEdgeRule picks an inside rule whatever the
+    // rounding: without the geometry's other quantities (its two atan2 are
+    // a sixth of a point).
+    InsideLawMoments(t, b, r, a, &m);
+  } else {
+    const Geometry geo = MakeGeometry(b, r);
+    limb = 2 * geo.kappa1;
+    switch (ChooseEdgeRule(geo, a)) {
+      case EdgeRule::kInside:
+      case EdgeRule::kInsideWide:
+        InsideLawMoments(t, b, r, a, &m);
+        break;
+      case EdgeRule::kCrossing:
+        CrossingLawMoments(t, geo, &m);
+        break;
+      case EdgeRule::kContact:
+        ContactLawMoments(t, geo, &m);
+        break;
+    }
   }
-  // The limb's share, 2 kappa1 F(0) (kappa1 = 0 inside).
-  const double limb = 2 * geo.kappa1;
+  // The limb's share, 2 kappa1 F(0).
   double blocked = 0.5 * (m.area + limb);
   double b_k[kMaxLawTerms];
   for (int k = 0; k < t.count; ++k) {
