@@ -101,14 +101,14 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawAt(const LawTerms& t, const double* z,
 }
 
 // The contact rule's second part: the law at z less the law at x (the
-// constant term has no share: the first part has the whole area); without
-// the intensity's limb part where without_limb_part (ContactLawMoments
-// integrates it alone: at x it is -c / x, near-singular at u = 0).
+// constant term has no share: the first part has the whole area), without
+// the intensity's limb part (ContactLawMoments integrates it alone: at x it
+// is -c / x, near-singular at u = 0).
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawDifference(const LawTerms& t, const double* z,
                                                      const double* x, const double* w_e,
                                                      const double* w_r, const double* w_b,
-                                                     EdgeMoments* m, bool without_limb_part) {
+                                                     EdgeMoments* m) {
   LawAtNodes<N> v, vx;
   EvaluateLaw<N>(t, z, &v);
   EvaluateLaw<N>(t, x, &vx);
@@ -118,9 +118,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawDifference(const LawTerms& t, const do
   for (int j = 0; j < N; ++j) {
     v.dpsi_dalpha[j] -= vx.dpsi_dalpha[j];
     v.intensity[j] -= vx.intensity[j];
-    v.limb_intensity[j] -= vx.limb_intensity[j];
   }
-  AddNodes<N>(t, v, w_e, w_r, w_b, m, without_limb_part);
+  AddNodes<N>(t, v, w_e, w_r, w_b, m, /*without_limb_part=*/true);
 }
 
 // The intensity's limb part alone at nodes z (the contact rule).
@@ -250,8 +249,8 @@ JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMom
     w_r[j] = w * r;
     w_b[j] = w * r * (1 - 2 * sin2);
   }
-  AddLawDifference<kNodes>(t, z, x, w_e, w_r, w_b, m, /*without_limb_part=*/true);
-  if (!t.limb_term) return;
+  AddLawDifference<kNodes>(t, z, x, w_e, w_r, w_b, m);
+  if (!HasLimbTerm(t)) return;
   // The intensity's limb part at z alone, t = t_max s: at t = 0 it is
   // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
   // both vanish as t); its branch points are at t = +-i pi / 2.

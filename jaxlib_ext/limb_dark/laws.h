@@ -87,7 +87,6 @@ struct LawTerms {
   double alpha[kMaxLawTerms];
   Term kind[kMaxLawTerms];
   bool with_alpha;
-  bool limb_term;  // an exponential term: the intensity is infinite on the limb
 };
 
 // The terms of `law` (not the polynomial one) for coefficients u; false
@@ -95,8 +94,16 @@ struct LawTerms {
 // power2's alpha <= 0.
 JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
   t->with_alpha = false;
-  t->limb_term = false;
   for (int k = 0; k < kMaxLawTerms; ++k) t->kind[k] = Term::kPower;
+  // The two-coefficient laws: the linear term u1 (1 - z), then u2's.
+  auto linear_and = [&](Term kind, double alpha) {
+    t->count = 2;
+    t->c[0] = u[0];
+    t->alpha[0] = 1;
+    t->c[1] = u[1];
+    t->alpha[1] = alpha;  // a power's; unused by the other kinds
+    t->kind[1] = kind;
+  };
   switch (law) {
     case Law::kPower2:
       t->count = 1;
@@ -112,28 +119,13 @@ JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
       }
       break;
     case Law::kSquareRoot:
-      t->count = 2;
-      t->c[0] = u[0];
-      t->alpha[0] = 1;
-      t->c[1] = u[1];
-      t->alpha[1] = 0.5;
+      linear_and(Term::kPower, 0.5);
       break;
     case Law::kLogarithmic:
-      t->count = 2;
-      t->c[0] = u[0];
-      t->alpha[0] = 1;
-      t->c[1] = u[1];
-      t->alpha[1] = 1;  // unused: the term is z log z
-      t->kind[1] = Term::kMuLogMu;
+      linear_and(Term::kMuLogMu, 1);
       break;
     case Law::kExponential:
-      t->count = 2;
-      t->c[0] = u[0];
-      t->alpha[0] = 1;
-      t->c[1] = u[1];
-      t->alpha[1] = 1;  // unused: the term is 1 / (1 - e^z)
-      t->kind[1] = Term::kExponential;
-      t->limb_term = true;
+      linear_and(Term::kExponential, 1);
       break;
     default:
       return false;
@@ -163,6 +155,15 @@ JAXEXT_HD double LawNormalisation(const LawTerms& t) {
   double sum = 0;
   for (int k = 0; k < t.count; ++k) sum += t.c[k] * PsiAtLimb(t, k);
   return kPi - 2 * kPi * sum;
+}
+
+// Whether the law has an exponential term, whose intensity is infinite on
+// the limb.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool HasLimbTerm(const LawTerms& t) {
+  for (int k = 0; k < t.count; ++k) {
+    if (t.kind[k] == Term::kExponential) return true;
+  }
+  return false;
 }
 
 // The intensity's part that is infinite on the limb: -c phi of the
