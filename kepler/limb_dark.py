@@ -2,8 +2,8 @@
 
 The closed form of Agol, Luger & Foreman-Mackey (2020, AJ 159, 123) for a
 star with polynomial limb darkening of any order, and the power-2, Claret
-four-coefficient, square-root, logarithmic and exponential laws by edge
-integrals exact to rounding, computed by the compiled handlers (jaxlib_ext/limb_dark/:
+four-coefficient, square-root, logarithmic and exponential laws and
+tabulated intensity profiles by edge integrals exact to rounding, computed by the compiled handlers (jaxlib_ext/limb_dark/:
 limb_dark_cpu.cc, limb_dark_cuda.cc, the math in limb_dark.h) with their
 first derivatives in b, r and u.
 """
@@ -30,12 +30,22 @@ MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 
 # The laws `light_curve` takes, by name, in the order of the handler's `law`
 # attribute (jaxlib_ext/limb_dark/laws.h, Law), each with the number of
-# coefficients u it takes (None: the polynomial law, any up to MAX_ORDER).
-_LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic", "exponential")
+# coefficients u it takes (None: any number, up to MAX_ORDER: the polynomial
+# law's order, the tabulated law's grid points).
+_LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic", "exponential",
+              "tabulated")
 if len(_LAW_NAMES) != _ffi.constant("LIMB_DARK_LAW_COUNT"):
   raise ImportError("kepler.limb_dark: the compiled module's laws are not this package's")
-LAWS = {name: (None if i == 0 else _ffi.constant(f"LIMB_DARK_LAW_{i}_COEFFICIENTS"))
+LAWS = {name: (None if i == 0 or name == "tabulated"
+               else _ffi.constant(f"LIMB_DARK_LAW_{i}_COEFFICIENTS"))
         for i, name in enumerate(_LAW_NAMES)}
+_TABULATED = _LAW_NAMES.index("tabulated")
+
+
+def _first_differentiated(law, u):
+  """The index in u of the first coefficient with a derivative: the
+  tabulated law's u is its grid then its intensities, and the grid has none."""
+  return u.shape[-1] // 2 if law == _TABULATED else 0
 
 
 def _call(u, b, r, law, with_du):
@@ -43,7 +53,7 @@ def _call(u, b, r, law, with_du):
   tuple (dF/du_1, ..., dF/du_N) of arrays of b's shape with with_du, else ().
   Partitioned elementwise in b, r on many devices, u replicated
   (kepler/_ffi/partition.py)."""
-  n_du = u.shape[-1] if with_du else 0
+  n_du = u.shape[-1] - _first_differentiated(law, u) if with_du else 0
   out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du,
                        attrs=(("law", np.int32(law)),))
   return out[0], out[1], out[2], tuple(out[3:])
@@ -90,7 +100,8 @@ def _kernel_jvp(law, with_du, primals, tangents):
                 eps_r)
   tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
   eps_u = _fd_step(jnp.zeros((), u.dtype))
-  for j in range(u.shape[0]):  # u is 1-D (see _light_curve_jvp)
+  # u is 1-D (see _light_curve_jvp); the tabulated law's grid is constant.
+  for j in range(_first_differentiated(law, u), u.shape[0]):
     step = jnp.zeros(u.shape[0], u.dtype).at[j].set(eps_u)
     d_u = central(_kernel(u + step, b, r, law, with_du), _kernel(u - step, b, r, law, with_du),
                   eps_u)
@@ -123,14 +134,15 @@ def _light_curve_jvp(law, primals, tangents):
     # dot over the coefficients, whose transpose in reverse mode is one dot
     # over the points (measured faster than a sum per coefficient, the
     # stack's copy included: benchmarks/BENCHMARKS.md).
-    tangent = tangent + jnp.tensordot(du, jnp.stack(d_du), axes=1)
+    first = _first_differentiated(law, u)
+    tangent = tangent + jnp.tensordot(du[first:], jnp.stack(d_du), axes=1)
   return flux, tangent
 
 
 _light_curve.defjvp(_light_curve_jvp, symbolic_zeros=True)
 
 
-def light_curve(u, b, r, *, law="polynomial", order=None):
+def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
   """Relative flux minus one of a limb-darkened star occulted by a planet.
 
   For a star of unit radius with intensity I(mu) given by `law` and an
@@ -151,6 +163,10 @@ def light_curve(u, b, r, *, law="polynomial", order=None):
     "exponential": u = (u1, u2), I = 1 - u1 (1 - mu) - u2 / (1 - e^mu)
       (infinite on the limb for u2 > 0, integrably: dF/db and dF/dr grow
       as log(1 / distance) at the inner contact, b + r = 1).
+    "tabulated": u = (I_1, ..., I_M), the intensity at the points of the
+      grid `mu` (2 <= M <= MAX_ORDER), as LDTk or ExoTiC-LD give a profile;
+      between grid points I is linear in mu, below the first point I_1 and
+      above the last I_M (exact for that interpolant).
   The laws other than the polynomial are integrated over the occultor's edge
   by rules exact to rounding (within about 1e-14 of an arbitrary-precision
   quadrature of the law; docs/accuracy_and_speed.md).
@@ -164,6 +180,10 @@ def light_curve(u, b, r, *, law="polynomial", order=None):
     law: the law's name, one of LAWS; static (not traced).
     order: accepted for compatibility with jaxoplanet's light_curve (its
       quadrature order) and ignored: the closed form needs none.
+    mu: the tabulated law's grid, and only its: M values strictly
+      increasing within [0, 1], concrete (a numpy array, list or tuple; not
+      traced: the grid is data, neither differentiated nor vmapped), rounded
+      to the computation's dtype.
 
   Returns:
     F - 1, of the broadcast shape and the promoted float dtype of u, b, r
@@ -184,7 +204,10 @@ def light_curve(u, b, r, *, law="polynomial", order=None):
     TypeError: an argument of complex, bool or other non-real dtype.
     ValueError: an unknown law; u not 1-D, more than MAX_ORDER coefficients
       for the polynomial law or not the number another law takes; b and r
-      shapes that do not broadcast.
+      shapes that do not broadcast; for the tabulated law, a grid `mu`
+      missing, traced, of another length than u, with fewer than 2 or more
+      than MAX_ORDER points, or not strictly increasing within [0, 1]
+      (after rounding to the dtype); `mu` given for another law.
   """
   del order
   if law not in LAWS:
@@ -194,6 +217,12 @@ def light_curve(u, b, r, *, law="polynomial", order=None):
   if np.ndim(u) != 1:
     raise ValueError(f"kepler.limb_dark.light_curve: u must be 1-D, got shape {np.shape(u)}")
   count = LAWS[law]
+  if law != "tabulated" and mu is not None:
+    raise ValueError(f"kepler.limb_dark.light_curve: mu is the tabulated law's grid; law {law!r} "
+                     "takes none")
+  if law == "tabulated" and np.shape(u)[0] < 2:
+    raise ValueError("kepler.limb_dark.light_curve: the tabulated law takes at least 2 points, "
+                     f"got {np.shape(u)[0]}")
   if count is None and np.shape(u)[0] > MAX_ORDER:
     raise ValueError(f"kepler.limb_dark.light_curve: {np.shape(u)[0]} coefficients; at most "
                      f"{MAX_ORDER} are supported")
@@ -202,9 +231,34 @@ def light_curve(u, b, r, *, law="polynomial", order=None):
                      f"got {np.shape(u)[0]}")
   (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
+  if law == "tabulated":
+    # The kernel's coefficients: the grid, then the intensities.
+    u = jnp.concatenate([jnp.asarray(_table_grid(mu, np.shape(u)[0], u.dtype)), u])
   # |b| inside the kernel, whose dF/db is that in b itself (limb_dark.h).
   flux = _light_curve(u, b, r, _LAW_NAMES.index(law))
   return flux.astype(dtype)
+
+
+def _table_grid(mu, size, dtype):
+  """The tabulated law's grid as a numpy array of dtype, checked (see
+  light_curve's Raises)."""
+  where = "kepler.limb_dark.light_curve"
+  if mu is None:
+    raise ValueError(f"{where}: the tabulated law needs its grid, mu=")
+  try:
+    grid = np.asarray(mu, dtype=np.float64)
+  except (jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
+    raise ValueError(f"{where}: the tabulated law's grid mu must be concrete (a numpy array, "
+                     "list or tuple), not traced: it is data, neither differentiated nor "
+                     "vmapped") from None
+  if grid.ndim != 1 or grid.shape[0] != size:
+    raise ValueError(f"{where}: the grid mu has shape {grid.shape}; u has {size} intensities")
+  grid = grid.astype(dtype)
+  if not (np.all(np.isfinite(grid)) and np.all(np.diff(grid) > 0) and grid[0] >= 0
+          and grid[-1] <= 1):
+    raise ValueError(f"{where}: the grid mu must be strictly increasing within [0, 1] (in "
+                     f"{np.dtype(dtype).name}), got {grid.tolist()}")
+  return grid
 
 
 def power2_from_h(h1, h2):

@@ -20,6 +20,9 @@ static_assert(kepler_device_path::kLightCurveMaxOrder == jaxext::limb_dark::kMax
               "device_path_loops.h's kLightCurveMaxOrder must be solution_vector.h's kMaxOrder");
 static_assert(kepler_device_path::kLightCurveLawCount == jaxext::limb_dark::kLawCount,
               "tests/device_path_loops.h's kLightCurveLawCount is laws.h's kLawCount");
+static_assert(kepler_device_path::kLightCurveTabulatedLaw ==
+                  static_cast<int>(jaxext::limb_dark::Law::kTabulated),
+              "tests/device_path_loops.h's kLightCurveTabulatedLaw is laws.h's kTabulated");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
 #error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"

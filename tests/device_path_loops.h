@@ -15,18 +15,23 @@ namespace kepler_device_path {
 // kMaxOrder; device_path_loops.cc checks that the two agree).
 constexpr int kLightCurveMaxOrder = 32;
 // How many laws there are (laws.h's kLawCount, checked there too).
-constexpr int kLightCurveLawCount = 6;
+constexpr int kLightCurveLawCount = 7;
+// The tabulated law's number (laws.h's Law::kTabulated, checked there too).
+constexpr int kLightCurveTabulatedLaw = 6;
 
 // Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
 // [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.
 // LightCurve: the light-curve kernel's elements i in [0, n)
 // (jaxext::limb_dark::CurveElement) for the law numbered `law` (laws.h's
 // Law), group_size consecutive elements per row of u (`order` coefficients
-// each: order <= kLightCurveMaxOrder for the polynomial law (0),
+// each: order <= kLightCurveMaxOrder for the polynomial law (0), the grid
+// then the intensities (2 M, M <= kLightCurveMaxOrder) for the tabulated
+// law (6),
 // LawCoefficientCount(law) for the others):
 // flux[i] = F - 1 at (b[i], r[i]); d_db[i], d_dr[i] unless d_db is null
 // (d_db and d_dr both null: the value alone); d_du[j][i] = dF/du_{j+1} for
-// j < order unless d_du is null (else `order` pointers).
+// j < order (the tabulated law: M) unless d_du is null (else as many
+// pointers).
 // LawCoefficientCount(law): the coefficients a law other than the
 // polynomial takes; -1 for the polynomial law or a number that is no law.
 #define KEPLER_DEVICE_PATH_DECLARE(ns)                                            \

@@ -100,6 +100,9 @@ py::object LightCurveAs(const std::string& variant, int law, const py::array& u_
   const Array b = Array::ensure(b_in);
   const Array r = Array::ensure(r_in);
   const int order = static_cast<int>(u.shape(u.ndim() - 1));
+  // The tabulated law's u: its grid, then the intensities, which alone
+  // have derivatives.
+  const int n_du = law == kepler_device_path::kLightCurveTabulatedLaw ? order / 2 : order;
   const std::size_t n = static_cast<std::size_t>(b.size());
   const std::size_t groups = u.ndim() == 2 ? static_cast<std::size_t>(u.shape(0)) : 1;
   const std::vector<py::ssize_t> shape(b.shape(), b.shape() + b.ndim());
@@ -111,12 +114,12 @@ py::object LightCurveAs(const std::string& variant, int law, const py::array& u_
   if (derivatives) {
     db = Array(shape);
     dr = Array(shape);
-    std::vector<py::ssize_t> du_shape{order};
+    std::vector<py::ssize_t> du_shape{n_du};
     du_shape.insert(du_shape.end(), shape.begin(), shape.end());
     du = Array(du_shape);
     d_db = db.mutable_data();
     d_dr = dr.mutable_data();
-    for (int j = 0; j < order; ++j) d_du.push_back(du.mutable_data() + j * n);
+    for (int j = 0; j < n_du; ++j) d_du.push_back(du.mutable_data() + j * n);
   }
   const std::size_t group_size = groups ? n / groups : 0;
   T* const* du_ptrs = derivatives ? d_du.data() : nullptr;
@@ -151,7 +154,15 @@ py::object LightCurve(const std::string& variant, const py::array& u, const py::
   if (u.ndim() != 1 && u.ndim() != 2) {
     throw std::invalid_argument("u must be (order,) or (laws, order)");
   }
-  if (u.shape(u.ndim() - 1) > kepler_device_path::kLightCurveMaxOrder) {
+  const bool tabulated = law == kepler_device_path::kLightCurveTabulatedLaw;
+  const py::ssize_t size = u.ndim() >= 1 ? u.shape(u.ndim() - 1) : 0;
+  if (tabulated && (size % 2 != 0 || size < 4 ||
+                    size > 2 * kepler_device_path::kLightCurveMaxOrder)) {
+    throw std::invalid_argument("the tabulated law takes a grid and its intensities, 2 M "
+                                "coefficients for M = 2.." +
+                                std::to_string(kepler_device_path::kLightCurveMaxOrder));
+  }
+  if (!tabulated && size > kepler_device_path::kLightCurveMaxOrder) {
     throw std::invalid_argument("u has more than " +
                                 std::to_string(kepler_device_path::kLightCurveMaxOrder) +
                                 " coefficients");
@@ -186,6 +197,7 @@ PYBIND11_MODULE(_device_path, m) {
         "`law` (0: polynomial; laws.h's Law). "
         "u: one law (order,), or (laws, order) with b and r of shape (laws, ...), "
         "one law per row. With derivatives, the tuple (F - 1, dF/db, dF/dr, dF/du), "
-        "dF/du of shape (order,) + b.shape.");
+        "dF/du of shape (order,) + b.shape (the tabulated law, law 6: u the grid then the "
+        "intensities, dF/du of shape (order / 2,) + b.shape).");
   m.def("cpu_has_fma", &CpuHasFma, "Whether this CPU can run the 'fused' variant.");
 }

@@ -46,18 +46,19 @@ def flux_minus_one(u, b, r):
         lambda mu: 1 - sum(un * (1 - mu) ** (n + 1) for n, un in enumerate(u)), b, r)
 
 
-def _law_flux_minus_one(intensity, b, r, dps=_DPS):
+def _law_flux_minus_one(intensity, b, r, dps=_DPS, kinks=()):
   """F - 1 at (b, r) for the intensity profile I(mu) (a function of mpf), at
-  dps digits."""
+  dps digits; kinks: radii where I has a kink (the quadrature splits there)."""
   with mp.workdps(dps):
     b, r = abs(mp.mpf(b)), mp.mpf(r)
+    kinks = [mp.mpf(x) for x in kinks]
 
     def at(rho):
       return intensity(mp.sqrt(max(0, 1 - rho * rho)))
 
-    cuts = sorted({x for x in (abs(b - r), b + r) if 0 < x < 1})
+    cuts = sorted({x for x in [abs(b - r), b + r] + kinks if 0 < x < 1})
     blocked = mp.quad(lambda x: at(x) * _arc(b, r, x), [0] + cuts + [1])
-    total = mp.quad(lambda x: at(x) * 2 * mp.pi * x, [0, 1])
+    total = mp.quad(lambda x: at(x) * 2 * mp.pi * x, [0] + sorted(set(kinks)) + [1])
     return -blocked / total
 
 
@@ -100,6 +101,83 @@ def law_derivative(law, u, b, r, wrt, h="1e-20"):
       hi[0][wrt] += h
       lo[0][wrt] -= h
     return (law_flux_minus_one(law, *hi, dps=dps) - law_flux_minus_one(law, *lo, dps=dps)) / (2 * h)
+
+
+def table_intensity(grid, values):
+  """The tabulated law's I(mu) (kepler.limb_dark.light_curve, law="tabulated"):
+  linear in mu between grid points, the end values beyond them; mpf."""
+  grid = [mp.mpf(x) for x in grid]
+  values = [mp.mpf(x) for x in values]
+
+  def intensity(mu):
+    if mu <= grid[0]:
+      return values[0]
+    for i in range(1, len(grid)):
+      if mu <= grid[i]:
+        t = (mu - grid[i - 1]) / (grid[i] - grid[i - 1])
+        return values[i - 1] + t * (values[i] - values[i - 1])
+    return values[-1]
+
+  return intensity
+
+
+def _table_kinks(grid):
+  return [mp.sqrt(1 - mp.mpf(m) ** 2) for m in grid if 0 < m < 1]
+
+
+def table_flux_minus_one(grid, values, b, r, dps=_DPS):
+  """F - 1 at (b, r) for the tabulated law of that grid and intensities."""
+  with mp.workdps(dps):
+    return _law_flux_minus_one(table_intensity(grid, values), b, r, dps, _table_kinks(grid))
+
+
+def table_gradients(grid, values, b, r):
+  """(dF/db, dF/dr, [dF/dI_j]) for the tabulated law, without differences:
+  the blocked flux B is linear in the intensities (dF/dI_j from the hat
+  function of each grid point: dF/dI_j = -(B_j + (F - 1) N_j) / N, N the
+  star's flux), and its derivatives in b and r are integrals of I times
+  those of the arc length (inverse square roots where the circle of radius
+  rho touches the disk's edge, which the tanh-sinh rule takes)."""
+  with mp.workdps(_DPS):
+    b, r = abs(mp.mpf(b)), mp.mpf(r)
+    kinks = _table_kinks(grid)
+    lo, hi = abs(b - r), b + r
+    cuts = sorted({x for x in [lo, hi] + kinks if 0 < x < 1})
+
+    def blocked_and_total(intensity):
+      def at(rho):
+        return intensity(mp.sqrt(max(0, 1 - rho * rho)))
+      blocked = mp.quad(lambda x: at(x) * _arc(b, r, x), [0] + cuts + [1])
+      total = mp.quad(lambda x: at(x) * 2 * mp.pi * x, [0] + sorted(kinks) + [1])
+      return blocked, total
+
+    def edge(rho, wrt):
+      """d(arc length)/d(wrt) at rho, inside (lo, hi)."""
+      c = (rho * rho + b * b - r * r) / (2 * rho * b)
+      root = mp.sqrt(max(0, 1 - c * c))
+      if root == 0:  # a node within rounding of the end: its weight is nil
+        return mp.mpf(0)
+      return 2 * r / (b * root) if wrt == "r" else -(b * b - rho * rho + r * r) / (b * b * root)
+
+    intensity = table_intensity(grid, values)
+    blocked, total = blocked_and_total(intensity)
+    inner = sorted({x for x in [lo, min(hi, 1)] + kinks if lo <= x <= min(hi, 1)})
+    d = {}
+    for wrt in ("b", "r"):
+      if lo >= 1 or b == 0:
+        # No overlap, or hidden, or concentric: the edge is the circle rho = r.
+        d[wrt] = (-2 * mp.pi * r * intensity(mp.sqrt(1 - r * r)) / total
+                  if wrt == "r" and b == 0 and r < 1 else mp.mpf(0))
+        continue
+      d[wrt] = -mp.quad(lambda x: intensity(mp.sqrt(max(0, 1 - x * x))) * edge(x, wrt),
+                        inner) / total
+    f = -blocked / total
+    d_values = []
+    for j in range(len(values)):
+      hat = [1 if i == j else 0 for i in range(len(values))]
+      b_j, n_j = blocked_and_total(table_intensity(grid, hat))
+      d_values.append(-(b_j + f * n_j) / total)
+    return d["b"], d["r"], d_values
 
 
 def blocked_terms(b, r, n_max=6):

@@ -486,6 +486,24 @@ LAW_BOUND = 1e-13
 LAW_FLOAT32_DEPTH_BOUND = 1e-7
 
 
+def _assert_within_law_bound(test, got, b, r, reference, what):
+  """F - 1 `got` at the points (b, r) within LAW_BOUND of reference(b, r)
+  (mpf), or in float32 LAW_FLOAT32_DEPTH_BOUND of the depth: at least F - 1
+  at the centre and at the point itself (limb-brightened laws block most
+  off centre)."""
+  got = np.asarray(got, np.float64)
+  want = np.array([float(reference(bi, ri)) for bi, ri in zip(b, r)])
+  if FLOAT == np.float32:
+    depth = np.array([-float(reference(0.0, ri)) for ri in r])
+    bound = LAW_FLOAT32_DEPTH_BOUND * np.maximum(depth, np.abs(want))
+  else:
+    bound = LAW_BOUND
+  err = np.abs(got - want)
+  i = int(np.argmax(err - bound))
+  test.assertTrue(np.all(err <= bound),
+                  f"{what} b={b[i]!r} r={r[i]!r}: {got[i]!r} vs {want[i]!r}")
+
+
 class LawsTest(parameterized.TestCase):
   """The laws other than the polynomial (law=...), against an mpmath
   quadrature of each law's own intensity (tests/limb_dark_reference.py)."""
@@ -502,27 +520,16 @@ class LawsTest(parameterized.TestCase):
       picked = rng.choice(len(special), 12, replace=False)
       points.append([special[j] for j in picked] + [
           (rng.uniform(0, 1 + r), r) for r in np.exp(rng.uniform(np.log(1e-3), np.log(3), 4))])
-    worst = 0.0
     for u, pts in zip(laws, points):
       if FLOAT == np.float32:
         u = u.astype(np.float32).astype(np.float64)
         pts = [(float(np.float32(b)), float(np.float32(r))) for b, r in pts]
       b, r = (np.array(x) for x in zip(*pts))
-      got = np.asarray(limb_dark.light_curve(jnp.asarray(u, FLOAT), jnp.asarray(b, FLOAT),
-                                             jnp.asarray(r, FLOAT), law=law), np.float64)
-      want = np.array([float(ref.law_flux_minus_one(law, u, bi, ri)) for bi, ri in pts])
-      if FLOAT == np.float32:
-        # The depth: at least F - 1 at the centre and at the point itself
-        # (limb-brightened laws block most off centre).
-        depth = np.array([-float(ref.law_flux_minus_one(law, u, 0.0, ri)) for ri in r])
-        bound = LAW_FLOAT32_DEPTH_BOUND * np.maximum(depth, np.abs(want))
-      else:
-        bound = LAW_BOUND
-      err = np.abs(got - want)
-      i = int(np.argmax(err - bound))
-      self.assertTrue(np.all(err <= bound),
-                      f"{law} u={u.tolist()} b={b[i]!r} r={r[i]!r}: {got[i]!r} vs {want[i]!r}")
-      worst = max(worst, float(np.max(err)))
+      got = limb_dark.light_curve(jnp.asarray(u, FLOAT), jnp.asarray(b, FLOAT),
+                                  jnp.asarray(r, FLOAT), law=law)
+      _assert_within_law_bound(self, got, b, r,
+                               lambda bi, ri: ref.law_flux_minus_one(law, u, bi, ri),
+                               f"{law} u={u.tolist()}")
 
   @parameterized.parameters(*NON_POLYNOMIAL)
   def test_gradients(self, law):
@@ -620,6 +627,167 @@ class LawsTest(parameterized.TestCase):
       check_grads(lambda u: limb_dark.light_curve(u, 0.4, 0.1, law="nonlinear"),
                   (jnp.asarray([0.5, 0.1, 0.2, -0.1]),), order=2, modes=["fwd", "rev"],
                   atol=1e-5, rtol=1e-5)
+
+
+def _tables(rng, count):
+  """Tabulated laws (grid, intensities) as tables give them: grids of 2 to
+  12 points (at least 0.02 apart; ending at 0 and 1 or not), intensities of
+  a power-2 law drawn from its physical region at the grid points, each
+  times 1 +- 2%; with a 17-point grid of the Kurucz models' kind."""
+  kurucz = np.array([0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.4,
+                     0.5, 0.6, 0.7, 0.8, 1.0])
+  tables = [(kurucz, 1 - 0.6 * (1 - kurucz ** 0.6))]
+  while len(tables) < count:
+    size = int(rng.choice([2, 3, 5, 8, 12]))
+    grid = np.sort(rng.uniform(0, 1, size))
+    if rng.uniform() < 0.5:
+      grid[0], grid[-1] = 0.0, 1.0
+    if np.any(np.diff(grid) < 0.02):
+      continue
+    c, alpha = rng.uniform(0, 1), np.exp(rng.uniform(np.log(0.1), np.log(2)))
+    values = (1 - c * (1 - grid ** alpha)) * (1 + rng.uniform(-0.02, 0.02, size))
+    tables.append((grid, values))
+  return tables
+
+
+def _table_points(grid, rng, count):
+  """Points on a share of the special points, next to where the occultor's
+  edge touches a knot's circle (|rho_k +- r|, within 1e-9 and 1e-6) and at
+  random, planets from 1e-3 to 3."""
+  special = _special_points()
+  points = [special[j] for j in rng.choice(len(special), count, replace=False)]
+  knots = [np.sqrt(1 - m * m) for m in grid if 0 < m < 1]
+  for rho in rng.choice(knots, min(2, len(knots)), replace=False) if knots else []:
+    r = float(np.exp(rng.uniform(np.log(1e-2), np.log(1))))
+    for b in (abs(rho - r), rho + r):
+      points += [(b + d, r) for d in (1e-9, -1e-6) if b + d >= 0]
+  points += [(rng.uniform(0, 1 + r), r)
+             for r in np.exp(rng.uniform(np.log(1e-3), np.log(3), 3))]
+  return points
+
+
+class TabulatedTest(parameterized.TestCase):
+  """law="tabulated": an intensity table on a grid of mu, linear in mu
+  between its points, against an mpmath quadrature of that interpolant
+  (tests/limb_dark_reference.py, table_*)."""
+
+  def _as_float(self, grid, values):
+    # The op rounds both to the dtype; the reference is of the rounded table.
+    return (np.asarray(grid, FLOAT).astype(np.float64),
+            np.asarray(values, FLOAT).astype(np.float64))
+
+  def test_against_quadrature(self):
+    rng = np.random.default_rng(61)
+    for grid, values in _tables(rng, 7):
+      grid, values = self._as_float(grid, values)
+      pts = _table_points(grid, rng, 8)
+      if FLOAT == np.float32:
+        pts = [(float(np.float32(b)), float(np.float32(r))) for b, r in pts]
+      b, r = (np.array(x) for x in zip(*pts))
+      got = limb_dark.light_curve(values.astype(FLOAT), b.astype(FLOAT), r.astype(FLOAT),
+                                  law="tabulated", mu=grid)
+      _assert_within_law_bound(self, got, b, r,
+                               lambda bi, ri: ref.table_flux_minus_one(grid, values, bi, ri),
+                               f"grid={grid.tolist()} I={values.tolist()}")
+
+  def test_gradients(self):
+    # dF/db, dF/dr and dF/dI_j from one call against the reference's
+    # (table_gradients: no differences), on every rule's ground: inside,
+    # b = 0, b = r, crossing, next to both contacts, a large planet.
+    rtol, atol = (1e-10, 1e-14) if FLOAT == np.float64 else (1e-6, 1e-9)
+    rng = np.random.default_rng(62)
+    grad = jax.jit(jax.value_and_grad(
+        lambda u, b, r, grid: limb_dark.light_curve(u, b, r, law="tabulated", mu=grid),
+        argnums=(0, 1, 2)), static_argnums=3)
+    points = [(0.0, 0.1), (0.1, 0.1), (0.45, 0.1), (1.0, 0.1), (0.9 - 1e-9, 0.1),
+              (0.9 + 1e-7, 0.1), (1.1 - 1e-9, 0.1), (0.3, 1.2)]
+    for grid, values in _tables(rng, 3)[1:]:
+      grid, values = self._as_float(grid, values)
+      for b, r in points + [(float(rng.uniform(0, 1)), float(rng.uniform(0.01, 0.5)))]:
+        b, r = float(FLOAT(b)), float(FLOAT(r))
+        _, g = grad(jnp.asarray(values, FLOAT), FLOAT(b), FLOAT(r), tuple(grid.tolist()))
+        d_b, d_r, d_values = ref.table_gradients(grid, values, b, r)
+        for name, got, want in [("b", g[1], d_b), ("r", g[2], d_r)] + [
+            (f"I_{j}", g[0][j], w) for j, w in enumerate(d_values)]:
+          self.assertAlmostEqual(float(got), float(want), delta=rtol * abs(float(want)) + atol,
+                                 msg=f"grid={grid.tolist()} b={b} r={r}: d/d{name}")
+
+  def test_linear_tables_are_the_linear_law(self):
+    # A table of the linear law on a grid from 0 to 1 is that law (the
+    # closed form of the polynomial path, another algorithm), whatever its
+    # inner points; so is a table of two points inside (0, 1) extended by
+    # its end values where the law is constant there.
+    rng = np.random.default_rng(63)
+    b = np.concatenate([rng.uniform(0, 1.5, 100), [0.0, 0.1, 0.9, 0.9 + 1e-12, 1.1]])
+    r = np.concatenate([np.exp(rng.uniform(np.log(1e-3), np.log(3), 100)), [0.1] * 5])
+    want = limb_dark.light_curve(jnp.asarray([0.6], FLOAT), b.astype(FLOAT), r.astype(FLOAT))
+    for grid in ([0.0, 1.0], [0.0, 0.3, 0.31, 0.7, 1.0]):
+      grid = np.asarray(grid)
+      got = limb_dark.light_curve(jnp.asarray(1 - 0.6 * (1 - grid), FLOAT), b.astype(FLOAT),
+                                  r.astype(FLOAT), law="tabulated", mu=grid)
+      np.testing.assert_allclose(got, want, rtol=0, atol=1e-14 if FLOAT == np.float64 else 1e-7)
+    uniform = limb_dark.light_curve(jnp.asarray([0.5, 0.5], FLOAT), b.astype(FLOAT),
+                                    r.astype(FLOAT), law="tabulated", mu=[0.2, 0.9])
+    np.testing.assert_allclose(uniform, limb_dark.light_curve(jnp.zeros((0,), FLOAT),
+                                                              b.astype(FLOAT), r.astype(FLOAT)),
+                               rtol=0, atol=1e-14 if FLOAT == np.float64 else 1e-7)
+
+  def test_errors_and_invalid_values(self):
+    b, r = FLOAT(0.5), FLOAT(0.1)
+    values = jnp.asarray([0.4, 0.8, 1.0], FLOAT)
+    for mu, message in ((None, "needs its grid, mu="), ([0.0, 1.0], r"shape \(2,\); u has 3"),
+                        ([0.0, 0.5, 0.5], "strictly increasing"),
+                        ([0.0, 0.5, 1.5], "strictly increasing"),
+                        ([-0.1, 0.5, 1.0], "strictly increasing"),
+                        ([0.0, np.nan, 1.0], "strictly increasing"),
+                        ([[0.0, 0.5, 1.0]], "shape")):
+      with self.assertRaisesRegex(ValueError, message):
+        limb_dark.light_curve(values, b, r, law="tabulated", mu=mu)
+    with self.assertRaisesRegex(ValueError, "takes at least 2 points, got 1"):
+      limb_dark.light_curve([1.0], b, r, law="tabulated", mu=[0.5])
+    with self.assertRaisesRegex(ValueError, "33 coefficients; at most 32"):
+      limb_dark.light_curve(np.ones(33), b, r, law="tabulated", mu=np.linspace(0, 1, 33))
+    with self.assertRaisesRegex(ValueError, "law 'power2' takes none"):
+      limb_dark.light_curve([0.5, 0.5], b, r, law="power2", mu=[0.0, 1.0])
+    with self.assertRaisesRegex(ValueError, "must be concrete"):
+      jax.jit(lambda mu: limb_dark.light_curve(values, b, r, law="tabulated", mu=mu))(
+          jnp.asarray([0.0, 0.5, 1.0]))
+    with self.assertRaisesRegex(ValueError, "must be concrete"):
+      jax.grad(lambda m: limb_dark.light_curve(values, b, r, law="tabulated",
+                                               mu=[0.0, m, 1.0]))(0.5)
+    # NaN or inf in the intensities, or no positive flux: NaN everywhere.
+    points = jnp.asarray([0.0, 0.5, 0.95, 1.05, 3.0], FLOAT)
+    for bad in ((0.4, np.nan, 1.0), (0.4, 0.8, np.inf), (-1.0, -1.0, -1.0)):
+      out = limb_dark.light_curve(jnp.asarray(bad, FLOAT), points, r, law="tabulated",
+                                  mu=[0.0, 0.5, 1.0])
+      self.assertTrue(np.all(np.isnan(out)), f"{bad}: {out}")
+    # Bad points: NaN there alone; empty and 0-d.
+    out = limb_dark.light_curve(values, jnp.asarray([np.nan, 0.5, 0.5], FLOAT),
+                                jnp.asarray([0.1, -0.1, 0.1], FLOAT), law="tabulated",
+                                mu=[0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(np.isnan(out), [True, True, False])
+    self.assertEqual(limb_dark.light_curve(values, jnp.zeros((0,), FLOAT), r, law="tabulated",
+                                           mu=[0.0, 0.5, 1.0]).shape, (0,))
+    self.assertEqual(limb_dark.light_curve(values, b, r, law="tabulated",
+                                           mu=(0.0, 0.5, 1.0)).shape, ())
+
+  def test_transforms(self):
+    # jit (the grid closed over), vmap over the intensities (a batch of
+    # passbands on one grid) and over b, value and gradients.
+    grid = np.array([0.0, 0.1, 0.3, 0.6, 1.0])
+    tables = jnp.asarray([[0.3, 0.5, 0.7, 0.9, 1.0], [0.1, 0.4, 0.6, 0.85, 1.0],
+                          [0.5, 0.6, 0.8, 0.9, 1.0]], FLOAT)
+    b = jnp.linspace(0, 1.2, 7, dtype=FLOAT)
+    f = jax.jit(lambda u, b: limb_dark.light_curve(u, b, FLOAT(0.1), law="tabulated", mu=grid))
+    batched = jax.vmap(f, in_axes=(0, None))(tables, b)
+    np.testing.assert_array_equal(batched, jnp.stack([f(u, b) for u in tables]))
+    grad = jax.grad(lambda u, b: jnp.sum(f(u, b)))
+    g = jax.vmap(grad, in_axes=(0, None))(tables, b)
+    np.testing.assert_allclose(g, jnp.stack([grad(u, b) for u in tables]),
+                               rtol=1e-12 if FLOAT == np.float64 else 1e-5)
+    if FLOAT == np.float64:
+      check_grads(lambda u: limb_dark.light_curve(u, 0.4, 0.1, law="tabulated", mu=grid),
+                  (tables[0],), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
 
 
 if __name__ == "__main__":

@@ -82,6 +82,31 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE bool DiskHidden(double b, double r) {
   return r <= 2 ? b <= r - 1 : r - b >= 1;
 }
 
+// A point (b, r) of a light curve before any rule: |b| (0 below kTinyB),
+// the sign of b (dF/db's) and what there is to compute: NaN everywhere (r <
+// 0, NaN or +-inf in b or r, an occultor larger than kMaxCrossingRadius
+// across the limb), nothing (no overlap, or r = 0: F - 1 = 0), the whole
+// disk hidden (F - 1 = -1), or a partial overlap.
+enum class Overlap { kInvalid, kNone, kHidden, kPartial };
+
+struct PointSetUp {
+  double b, sign_b;
+  Overlap overlap;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE PointSetUp SetUpPoint(double b, double r) {
+  PointSetUp p;
+  p.sign_b = b < 0 ? -1.0 : 1.0;
+  p.b = Abs(b) < kTinyB ? 0.0 : Abs(b);
+  const bool hidden = DiskHidden(p.b, r), no_overlap = NoOverlap(p.b, r);
+  const bool unsupported = r > kMaxCrossingRadius && !no_overlap && !hidden;
+  p.overlap = !(r >= 0) || !IsFinite(p.b) || !IsFinite(r) || unsupported ? Overlap::kInvalid
+              : no_overlap || r == 0                                     ? Overlap::kNone
+              : hidden                                                   ? Overlap::kHidden
+                                                                         : Overlap::kPartial;
+  return p;
+}
+
 // kappa - sin(kappa) cos(kappa), the area a chord at half-angle kappa
 // (in [0, pi]) cuts off the unit disk, given sin and cos of kappa. Below
 // kappa = 1 by its series sum_j (-1)^(j+1) (2 kappa)^(2j+1) / (2 (2j+1)!),

@@ -298,24 +298,18 @@ JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
   LawFlux out;
   const LawTerms& t = row.terms;
   const double norm = row.norm;
-  const double sign_b = b < 0 ? -1.0 : 1.0;
-  b = Abs(b);
-  if (b < kTinyB) b = 0;
-  const bool hidden = DiskHidden(b, r), no_overlap = NoOverlap(b, r);
-  const bool unsupported = r > kMaxCrossingRadius && !no_overlap && !hidden;
-  if (!(norm > 0) || !(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
+  const PointSetUp point = SetUpPoint(b, r);
+  const double sign_b = point.sign_b;
+  b = point.b;
+  if (!(norm > 0) || point.overlap == Overlap::kInvalid) {
     out.value = out.d_db = out.d_dr = NaN();
     for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = NaN();
     return out;
   }
   out.d_db = out.d_dr = 0;
   for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = 0;
-  if (no_overlap || r == 0) {
-    out.value = 0;
-    return out;
-  }
-  if (hidden) {
-    out.value = -1;
+  if (point.overlap != Overlap::kPartial) {
+    out.value = point.overlap == Overlap::kHidden ? -1.0 : 0.0;
     return out;
   }
   const double a = (1 - r) * (1 + r) - b * b;

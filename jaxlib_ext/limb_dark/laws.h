@@ -52,11 +52,12 @@ enum class Law : std::int32_t {
   kSquareRoot = 3,
   kLogarithmic = 4,
   kExponential = 5,
+  kTabulated = 6,  // tabulated_law.h
 };
-constexpr std::int32_t kLawCount = 6;
+constexpr std::int32_t kLawCount = 7;
 
-// How many coefficients u a law takes; -1: any number up to kMaxOrder (the
-// polynomial law) or not a law.
+// How many coefficients u a law takes; -1: as many as its table or its
+// order has (the polynomial and tabulated laws), or not a law.
 JAXEXT_HD constexpr int LawCoefficients(std::int32_t law) {
   return law == static_cast<std::int32_t>(Law::kPower2)        ? 2
          : law == static_cast<std::int32_t>(Law::kNonlinear)   ? 4

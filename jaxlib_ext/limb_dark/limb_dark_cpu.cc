@@ -30,7 +30,8 @@ JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_2_COEFFICIENTS, LawCoefficients(2));
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_3_COEFFICIENTS, LawCoefficients(3));
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_4_COEFFICIENTS, LawCoefficients(4));
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_5_COEFFICIENTS, LawCoefficients(5));
-static_assert(kLawCount == 6, "one constant per law above");
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_6_COEFFICIENTS, LawCoefficients(6));
+static_assert(kLawCount == 7, "one constant per law above");
 
 namespace {
 
@@ -67,15 +68,15 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
       while (begin < end) {
         const size_t row = begin / l.group_size;
         const size_t stop = std::min(end, (row + 1) * l.group_size);
-        for (int j = 0; j < l.order; ++j) {
+        for (int j = 0; j < l.n_du; ++j) {
           d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
         }
         if (l.law != Law::kPolynomial) {
-          double coefficients[kMaxLawTerms];
+          double coefficients[2 * kMaxTableSize];
           for (int j = 0; j < l.order; ++j) {
             coefficients[j] = static_cast<double>(u_data[row * l.order + j]);
           }
-          law_loop(l.law, coefficients, b_data + begin, r_data + begin, f_data + begin,
+          law_loop(l.law, coefficients, l.order, b_data + begin, r_data + begin, f_data + begin,
                    fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
                    l.with_du ? d_du : nullptr, stop - begin);
           begin = stop;

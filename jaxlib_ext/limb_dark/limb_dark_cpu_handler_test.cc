@@ -459,6 +459,25 @@ void MalformedCalls() {
   miscounted.I32Attr("law", static_cast<int32_t>(Law::kNonlinear));
   reject(std::move(miscounted), "coefficients the law does not take", "takes 4 coefficients",
          outs);
+  // The tabulated law: 2 M coefficients (grid, intensities), M >= 2, and
+  // one dF/du per intensity.
+  auto tabulated = [&](HostBuffer& u_, const std::vector<HostBuffer*>& results) {
+    Call c;
+    c.Arg(u_).Arg(b).Arg(r);
+    for (HostBuffer* x : results) c.Ret(*x);
+    c.I32Attr("law", static_cast<int32_t>(Law::kTabulated));
+    return c;
+  };
+  HostBuffer u3 = MakeBuffer<double>({3}, 0.3), u4 = MakeBuffer<double>({4}, 0.3);
+  HostBuffer du3 = MakeBuffer<double>({4}), du4 = MakeBuffer<double>({4});
+  reject(tabulated(u, {&f, &fb, &fr}), "a table of one point", "2 M coefficients for M = 2..",
+         {&f, &fb, &fr});
+  reject(tabulated(u3, {&f, &fb, &fr}), "an odd count for a table", "u has 3", {&f, &fb, &fr});
+  reject(tabulated(u_long, {&f, &fb, &fr}), "a table of too many points", "u has 33",
+         {&f, &fb, &fr});
+  reject(tabulated(u4, {&f, &fb, &fr, &du1, &du2, &du3, &du4}),
+         "one dF/du per coefficient of a table", "for N = 2", {&f, &fb, &fr, &du1, &du2, &du3,
+                                                               &du4});
   Call stage = call(u, b, r, outs);
   stage.Stage(XLA_FFI_ExecutionStage_PREPARE);
   reject(std::move(stage), "the prepare stage", "Wrong execution stage", outs);

@@ -143,11 +143,34 @@ void LightCurveLoop(const double* g, const double* q, int order, double norm, co
   }
 }
 
-// A law of laws.h: one point at a time.
+// The tabulated law: one point at a time.
 template <typename T>
-void LawCurveLoop(Law law, const double* u, const T* b, const T* r, T* flux, T* d_db,
-                  T* d_dr, T* const* d_du, size_t n) {
-  const int order = LawCoefficients(static_cast<std::int32_t>(law));
+void TableCurveLoop(const double* u, int order, const T* b, const T* r, T* flux, T* d_db,
+                    T* d_dr, T* const* d_du, size_t n) {
+  const TableRow row = MakeTableRow(u, order);
+  double du[kMaxTableSize];
+  for (size_t i = 0; i < n; ++i) {
+    const TableFlux f = TabulatedLightCurvePoint(row, static_cast<double>(b[i]),
+                                                 static_cast<double>(r[i]), d_du ? du : nullptr);
+    flux[i] = static_cast<T>(f.value);
+    if (d_db) {
+      d_db[i] = static_cast<T>(f.d_db);
+      d_dr[i] = static_cast<T>(f.d_dr);
+    }
+    if (d_du) {
+      for (int j = 0; j < row.size; ++j) d_du[j][i] = static_cast<T>(du[j]);
+    }
+  }
+}
+
+// A law of laws.h, or the tabulated law: one point at a time.
+template <typename T>
+void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T* flux,
+                  T* d_db, T* d_dr, T* const* d_du, size_t n) {
+  if (law == Law::kTabulated) {
+    TableCurveLoop(u, order, b, r, flux, d_db, d_dr, d_du, n);
+    return;
+  }
   const LawRow row = MakeLawRow(law, u);
   for (size_t i = 0; i < n; ++i) {
     const LawFlux f =

@@ -27,12 +27,13 @@ using LightCurveLoops = FloatLoops<LightCurveLoop>;
 
 JAXEXT_PER_ISA_TABLE(LightCurveLoops, Loops)
 
-// For i in [0, n), a law of laws.h (not the polynomial) with coefficients
-// u[0..LawCoefficients(law)): the same outputs as LightCurveLoop's, d_du[j]
-// for each of the law's coefficients.
+// For i in [0, n), a law of laws.h or the tabulated law (not the
+// polynomial) with coefficients u[0..order): the same outputs as
+// LightCurveLoop's, d_du[j] for each of the law's coefficients (the
+// tabulated law's intensities, order / 2).
 template <typename T>
-using LawCurveLoop = void (*)(Law law, const double* u, const T* b, const T* r, T* flux,
-                              T* d_db, T* d_dr, T* const* d_du, size_t n);
+using LawCurveLoop = void (*)(Law law, const double* u, int order, const T* b, const T* r,
+                              T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n);
 
 using LawCurveLoops = FloatLoops<LawCurveLoop>;
 

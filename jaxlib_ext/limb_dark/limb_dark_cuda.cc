@@ -32,7 +32,7 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
     params.flux = flux->typed_data<T>();
     params.d_db = static_cast<T*>(l.d_db);
     params.d_dr = static_cast<T*>(l.d_dr);
-    for (int j = 0; j < l.order; ++j) {
+    for (int j = 0; j < l.n_du; ++j) {
       params.d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
     }
     params.law = l.law;

@@ -2,13 +2,15 @@
 // buffers' shapes, and the results' data pointers.
 //
 // The op: arguments u (shape (K..., N): the law's coefficients u_1..u_N,
-// N <= kMaxOrder for the polynomial law, LawCoefficients(law) for the
-// others), b and r (one shape, which starts with K...: each row of u
+// N <= kMaxOrder for the polynomial law, the grid mu then the intensities
+// (N = 2 M, 2 <= M <= kMaxTableSize) for the tabulated law,
+// LawCoefficients(law) for the others), b and r (one shape, which starts with K...: each row of u
 // serves the elements under it; float32 or float64, all one dtype). Results,
 // every one of b's shape and dtype: F - 1 (of |b|); then none (the value
 // alone), or dF/db (in b itself, of b's sign) and dF/dr, or those two and
 // dF/du_1..dF/du_N, one result per coefficient (which XLA reduces over the
-// points in place for the gradient in u). Attribute: `law`, an int32 (Law,
+// points in place for the gradient in u; the tabulated law's: one per
+// intensity, M, its grid is not differentiated). Attribute: `law`, an int32 (Law,
 // laws.h).
 #ifndef JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_
@@ -33,6 +35,7 @@ constexpr char kOp[] = "limb_dark";
 struct Layout {
   Law law;
   int order;
+  int n_du;  // the coefficients with a derivative: order, or M (tabulated)
   size_t group_size, n;
   bool with_du;
   void* d_db;  // d_db and d_dr null: the value alone
@@ -75,7 +78,14 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
     groups *= static_cast<size_t>(ud[d]);
   }
   const int64_t order = ud[ud.size() - 1];
-  if (order > kMaxOrder) {
+  const bool tabulated = law == static_cast<std::int32_t>(Law::kTabulated);
+  if (tabulated && (order % 2 != 0 || order < 4 || order > 2 * kMaxTableSize)) {
+    return ffi::Error::InvalidArgument(
+        std::string(kOp) + ": the tabulated law takes a grid and its intensities, 2 M " +
+        "coefficients for M = 2.." + std::to_string(kMaxTableSize) + " points; u has " +
+        std::to_string(order));
+  }
+  if (!tabulated && order > kMaxOrder) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": " + std::to_string(order) +
                                        " coefficients; at most " +
                                        std::to_string(kMaxOrder) + " are supported");
@@ -86,13 +96,14 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                        " takes " + std::to_string(law_order) +
                                        " coefficients, u has " + std::to_string(order));
   }
+  const int n_du = static_cast<int>(tabulated ? order / 2 : order);
   const size_t extra = rest.size();
-  const size_t extra_with_du = 2 + static_cast<size_t>(order);
+  const size_t extra_with_du = 2 + static_cast<size_t>(n_du);
   if (extra != 0 && extra != 2 && extra != extra_with_du) {
     return ffi::Error::InvalidArgument(
         std::string(kOp) + ": " + std::to_string(1 + extra) + " results; expected 1 (F - 1), 3 " +
         "(and dF/db, dF/dr) or " + std::to_string(1 + extra_with_du) +
-        " (and dF/du_1..dF/du_N for N = " + std::to_string(order) + ")");
+        " (and dF/du_1..dF/du_N for N = " + std::to_string(n_du) + ")");
   }
   void* data[2 + kMaxOrder] = {};
   for (size_t k = 0; k < extra; ++k) {
@@ -110,9 +121,10 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   }
   out->law = static_cast<Law>(law);
   out->order = static_cast<int>(order);
+  out->n_du = n_du;
   out->n = b.element_count();
   out->group_size = groups ? out->n / groups : 0;
-  out->with_du = extra == extra_with_du && order > 0;
+  out->with_du = extra == extra_with_du && n_du > 0;
   out->d_db = data[0];
   out->d_dr = data[1];
   for (int j = 0; j < kMaxOrder; ++j) out->d_du[j] = data[2 + j];

@@ -1,0 +1,117 @@
+// The polynomial laws' light curve at one point, from the closed form
+// (solution_vector.h: s_n and its derivatives) or, for laws of three or
+// more coefficients, from the edge rules (edge_rules.h), whichever
+// SolutionVector picks; and a branch-free variant for laws of at most two
+// coefficients that a CPU loop over points vectorises.
+#ifndef JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_FLUX_H_
+#define JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_FLUX_H_
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/limb_dark/geometry.h"
+#include "jaxlib_ext/limb_dark/solution_vector.h"
+
+namespace jaxext {
+namespace limb_dark {
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+// One point of the light curve, what every handler computes per element:
+// with g[0..order] the Green's-basis coefficients, q[0..order + 1] the edge
+// polynomial (EdgePolynomial; GreensRow gives both) and norm = pi g_0 +
+// 2 pi g_1 / 3, F - 1 and its derivatives in b and r, and ds[0..order] the
+// solution vector less the unocculted star's, s_k - s0_k with s0 = (pi,
+// 2 pi / 3, 0, ...) (for derivatives in g: FluxGradientInU). F is that of
+// |b|, and d_db its derivative in b itself (of the sign of b: F is even in
+// b); r < 0 or NaN/inf in b or r give NaN everywhere.
+struct Flux {
+  double value, d_db, d_dr;
+};
+
+JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double* q,
+                               int order, double norm, double* ds) {
+  using namespace detail;
+  const double sign_b = b < 0 ? -1.0 : 1.0;
+  b = Abs(b);
+  if (b < kTinyB) b = 0;
+  const bool hidden = DiskHidden(b, r);
+  const bool unsupported = r > kMaxCrossingRadius && !NoOverlap(b, r) && !hidden;
+  if (!(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) {
+    for (int k = 0; k <= order; ++k) ds[k] = NaN();
+    return {NaN(), NaN(), NaN()};
+  }
+  double ds_db[kMaxOrder + 1], ds_dr[kMaxOrder + 1];
+  double deficit[2];
+  double* s = ds;  // s_k, then s_k - s0_k (s0_k = 0 from k = 2 on)
+  double edge_blocked;
+  const bool with_edge =
+      SolutionVector(b, r, order, s, ds_db, ds_dr, deficit, q, &edge_blocked);
+  // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
+  // transit, and no cancellation against 1 for shallow transits.
+  double blocked = deficit[0] * g[0];
+  double fb = ds_db[0] * g[0], fr = ds_dr[0] * g[0];
+  for (int k = 1; k <= order; ++k) {
+    blocked += (k == 1 ? deficit[1] : s[k]) * g[k];
+    fb += ds_db[k] * g[k];
+    fr += ds_dr[k] * g[k];
+  }
+  // A hidden disk: exactly -1 (NaN without a normalisation), not the
+  // rounding of -pi g_0 - 2 pi g_1 / 3 against norm, which differs by a few
+  // ulps of |g_0| + |g_1| where a compiler fuses one sum and not the other
+  // (beyond 1e-15 with 32 coefficients, seen on aarch64).
+  // Where an edge rule serves, the value from it (SolutionVector).
+  const double value = hidden      ? -norm / norm
+                       : with_edge ? -edge_blocked / norm
+                                   : blocked / norm;
+  ds[0] = deficit[0];
+  if (order >= 1) ds[1] = deficit[1];
+  if (value != value) return {value, value, value};  // NaN: no derivatives either
+  const double inv_norm = 1 / norm;  // derivatives: as in LambdaFromCel
+  return {value, sign_b * fb * inv_norm, fr * inv_norm};
+}
+
+// LightCurvePoint for laws of at most two coefficients (g[0..2], zero past
+// the order), in one branch-free pass that a CPU loop over points vectorises:
+// for generic points (0 < b != r, 0 < r <= 1, kc > 0 and CelFixedSteps
+// converged) and points out of transit. Elsewhere `ok` is false and the
+// caller must use LightCurvePoint, which handles every case.
+struct LowOrderPoint {
+  Flux flux;
+  double ds[3];  // s_k - s0_k, as LightCurvePoint's
+  bool ok;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
+    double b, double r, const double* g, double norm) {
+  using namespace detail;
+  const double sign_b = b < 0 ? -1.0 : 1.0;  // of d_db, as in LightCurvePoint
+  b = Abs(b);
+  const bool finite = b - b == 0 && r - r == 0;  // no NaN, no inf
+  const bool out = finite && r >= 0 && NoOverlap(b, r);
+  const bool generic = r > 0 && r <= 1 && b >= kTinyB && b != r && b < 1 + r;
+  // Points that are not generic run the same code on stand-in values.
+  const Geometry geo = MakeGeometry(generic ? b : 0.5, generic ? r : 0.25);
+  const CelArgs args = ThirdCelArgs(geo);
+  const CelTriple cel = CelFixedSteps(geo.kc, args.p, args.a, args.b);
+  const LowOrder low = LowOrderTerms(geo, LambdaFromCel(geo, cel.basis, cel.third));
+  LowOrderPoint o;
+  o.ok = out || (generic && geo.kc > 0 && cel.converged);
+  // F - 1 as in LightCurvePoint: exactly 0 out of transit.
+  const double blocked =
+      low.deficit[0] * g[0] + low.deficit[1] * g[1] + low.s[2] * g[2];
+  // The derivatives with g / norm (the same for every point: the loop
+  // computes it once).
+  const double gn[3] = {g[0] / norm, g[1] / norm, g[2] / norm};
+  const double fb = low.ds_db[0] * gn[0] + low.ds_db[1] * gn[1] + low.ds_db[2] * gn[2];
+  const double fr = low.ds_dr[0] * gn[0] + low.ds_dr[1] * gn[1] + low.ds_dr[2] * gn[2];
+  o.flux = {out ? 0.0 : blocked / norm, out ? 0.0 : sign_b * fb, out ? 0.0 : fr};
+  o.ds[0] = out ? 0.0 : low.deficit[0];
+  o.ds[1] = out ? 0.0 : low.deficit[1];
+  o.ds[2] = out ? 0.0 : low.s[2];
+  return o;
+}
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace limb_dark
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_FLUX_H_
