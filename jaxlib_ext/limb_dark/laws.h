@@ -88,6 +88,9 @@ struct LawTerms {
   double alpha[kMaxLawTerms];
   Term kind[kMaxLawTerms];
   bool with_alpha;
+  // Every term a power z^(n/2), n = 1..4, and no alpha derivative: the
+  // powers from sqrt(z), without log z (HalfPowerMinusOne).
+  bool half_powers;
 };
 
 // The terms of `law` (not the polynomial one) for coefficients u; false
@@ -132,8 +135,12 @@ JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
       return false;
   }
   bool ok = true;
+  t->half_powers = !t->with_alpha;
   for (int k = 0; k < t->count; ++k) {
     ok = ok && IsFinite(t->c[k]) && IsFinite(t->alpha[k]) && t->alpha[k] > 0;
+    const double twice = 2 * t->alpha[k];
+    t->half_powers = t->half_powers && t->kind[k] == Term::kPower && twice <= 4 &&
+                     twice == static_cast<double>(static_cast<int>(twice));
   }
   return ok;
 }
@@ -177,6 +184,19 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double LimbIntensity(const LawTerms& t, double z)
   return sum;
 }
 
+// z^(n/2) - 1 for n = 1..4 from s = sqrt(z) and s - 1 (formed as (z - 1) /
+// (s + 1), without cancellation next to z = 1): (s - 1)(1 + s + ... +
+// s^(n-1)).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double HalfPowerMinusOne(double root, double root_minus_one,
+                                                        int n) {
+  double sum = 1, power = 1;
+  for (int i = 1; i < n; ++i) {
+    power *= root;
+    sum += power;
+  }
+  return root_minus_one * sum;
+}
+
 // What the edge rules need of the law at N nodes z_j in [0, 1]: per term
 // Psi_k(z_j), dPsi_0/dalpha (where with_alpha, else 0) and I(z_j) in two
 // parts: `intensity` bounded, `limb_intensity` the exponential term's share
@@ -195,19 +215,29 @@ struct LawAtNodes {
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double* z_in,
                                                 LawAtNodes<N>* v) {
-  double z[N], log_z[N], at_centre[N], inv_one_minus_z[N], ratio[N], inv_one_plus_z[N];
+  double z[N], log_z[N], root[N], root_minus_one[N], at_centre[N], inv_one_minus_z[N],
+      ratio[N], inv_one_plus_z[N];
   for (int j = 0; j < N; ++j) {
     z[j] = Max(z_in[j], 1e-300);
-    log_z[j] = LogOfNode(z[j]);
     const double one_minus_z = 1 - z[j];
     at_centre[j] = one_minus_z == 0 ? 1.0 : 0.0;  // z = 1: the limits below
     inv_one_minus_z[j] = 1 / (one_minus_z + at_centre[j]);
-    // R = log(z) / (1 - z), -1 at z = 1.
-    ratio[j] = at_centre[j] != 0 ? -1.0 : log_z[j] * inv_one_minus_z[j];
     inv_one_plus_z[j] = 1 / (1 + z[j]);
     v->intensity[j] = 1;
     v->limb_intensity[j] = 0;
     v->dpsi_dalpha[j] = 0;
+  }
+  if (t.half_powers) {
+    for (int j = 0; j < N; ++j) {
+      root[j] = Sqrt(z[j]);
+      root_minus_one[j] = (z[j] - 1) / (root[j] + 1);
+    }
+  } else {
+    for (int j = 0; j < N; ++j) {
+      log_z[j] = LogOfNode(z[j]);
+      // R = log(z) / (1 - z), -1 at z = 1.
+      ratio[j] = at_centre[j] != 0 ? -1.0 : log_z[j] * inv_one_minus_z[j];
+    }
   }
   for (int k = 0; k < t.count; ++k) {
     const double c = t.c[k];
@@ -230,19 +260,28 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
       continue;
     }
     const double alpha = t.alpha[k], beta = alpha + 2, inv_beta = 1 / beta;
-    const bool with_alpha = k == 0 && t.with_alpha;
+    // z^alpha - 1 at every node first: a loop of its own vectorises where
+    // the one below, with its stores through v, is left scalar.
+    double m[N], q[N];
+    if (t.half_powers) {
+      const int n = static_cast<int>(2 * alpha);
+      for (int j = 0; j < N; ++j) m[j] = HalfPowerMinusOne(root[j], root_minus_one[j], n);
+    } else {
+      for (int j = 0; j < N; ++j) m[j] = Expm1OfNode(alpha * log_z[j]);
+    }
     for (int j = 0; j < N; ++j) {
       const double zj = z[j];
-      const double m = Expm1OfNode(alpha * log_z[j]);  // z^alpha - 1
       // Q = (1 - z^beta) / (1 - z) = (1 + z) - z^2 (z^alpha - 1) / (1 - z):
       // both terms positive.
-      const double q = at_centre[j] != 0 ? beta : (1 + zj) - zj * zj * (m * inv_one_minus_z[j]);
-      v->psi[k][j] = 0.5 - q * inv_one_plus_z[j] * inv_beta;
-      v->intensity[j] += c * m;  // phi = 1 - z^alpha = -m
-      if (with_alpha) {
-        const double z_beta = (m + 1) * zj * zj;
+      q[j] = at_centre[j] != 0 ? beta : (1 + zj) - zj * zj * (m[j] * inv_one_minus_z[j]);
+      v->psi[k][j] = 0.5 - q[j] * inv_one_plus_z[j] * inv_beta;
+      v->intensity[j] += c * m[j];  // phi = 1 - z^alpha = -m
+    }
+    if (k == 0 && t.with_alpha) {
+      for (int j = 0; j < N; ++j) {
+        const double z_beta = (m[j] + 1) * z[j] * z[j];
         v->dpsi_dalpha[j] =
-            (z_beta * ratio[j] * inv_beta + q * inv_beta * inv_beta) * inv_one_plus_z[j];
+            (z_beta * ratio[j] * inv_beta + q[j] * inv_beta * inv_beta) * inv_one_plus_z[j];
       }
     }
   }
