@@ -215,17 +215,25 @@ struct LawAtNodes {
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double* z_in,
                                                 LawAtNodes<N>* v) {
-  double z[N], log_z[N], root[N], root_minus_one[N], at_centre[N], inv_one_minus_z[N],
-      ratio[N], inv_one_plus_z[N];
+  double z[N], log_z[N], root[N], root_minus_one[N], at_centre[N], inv_rho2[N],
+      inv_one_minus_z[N], ratio[N], inv_one_plus_z[N];
   for (int j = 0; j < N; ++j) {
     z[j] = Max(z_in[j], 1e-300);
     const double one_minus_z = 1 - z[j];
     at_centre[j] = one_minus_z == 0 ? 1.0 : 0.0;  // z = 1: the limits below
-    inv_one_minus_z[j] = 1 / (one_minus_z + at_centre[j]);
-    inv_one_plus_z[j] = 1 / (1 + z[j]);
+    // 1 / rho^2 = 1 / ((1 - z)(1 + z)), the one division per node.
+    inv_rho2[j] = 1 / (one_minus_z * (1 + z[j]) + at_centre[j]);
     v->intensity[j] = 1;
     v->limb_intensity[j] = 0;
     v->dpsi_dalpha[j] = 0;
+  }
+  bool powers_only = true;
+  for (int k = 0; k < t.count; ++k) powers_only = powers_only && t.kind[k] == Term::kPower;
+  if (!powers_only) {
+    for (int j = 0; j < N; ++j) {
+      inv_one_plus_z[j] = at_centre[j] != 0 ? 0.5 : (1 - z[j]) * inv_rho2[j];
+      inv_one_minus_z[j] = (1 + z[j]) * inv_rho2[j];
+    }
   }
   if (t.half_powers) {
     for (int j = 0; j < N; ++j) {
@@ -260,9 +268,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
       continue;
     }
     const double alpha = t.alpha[k], beta = alpha + 2, inv_beta = 1 / beta;
+    const double at_limb = 0.5 * alpha * inv_beta;  // Psi(0)
     // z^alpha - 1 at every node first: a loop of its own vectorises where
     // the one below, with its stores through v, is left scalar.
-    double m[N], q[N];
+    double m[N], g[N];
     if (t.half_powers) {
       const int n = static_cast<int>(2 * alpha);
       for (int j = 0; j < N; ++j) m[j] = HalfPowerMinusOne(root[j], root_minus_one[j], n);
@@ -270,18 +279,18 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
       for (int j = 0; j < N; ++j) m[j] = Expm1OfNode(alpha * log_z[j]);
     }
     for (int j = 0; j < N; ++j) {
-      const double zj = z[j];
-      // Q = (1 - z^beta) / (1 - z) = (1 + z) - z^2 (z^alpha - 1) / (1 - z):
-      // both terms positive.
-      q[j] = at_centre[j] != 0 ? beta : (1 + zj) - zj * zj * (m[j] * inv_one_minus_z[j]);
-      v->psi[k][j] = 0.5 - q[j] * inv_one_plus_z[j] * inv_beta;
+      // Psi = (1/2 - (1 - z^beta) / (beta rho^2)) = alpha / (2 beta) + g m /
+      // beta with g = z^2 / rho^2 (1 - z^beta = rho^2 - z^2 m); 0 at z = 1.
+      g[j] = z[j] * z[j] * inv_rho2[j];
+      v->psi[k][j] = at_centre[j] != 0 ? 0.0 : at_limb + g[j] * m[j] * inv_beta;
       v->intensity[j] += c * m[j];  // phi = 1 - z^alpha = -m
     }
     if (k == 0 && t.with_alpha) {
+      // dPsi/dalpha = 1 / beta^2 + g ((1 + m) log(z) / beta - m / beta^2).
       for (int j = 0; j < N; ++j) {
-        const double z_beta = (m[j] + 1) * z[j] * z[j];
-        v->dpsi_dalpha[j] =
-            (z_beta * ratio[j] * inv_beta + q[j] * inv_beta * inv_beta) * inv_one_plus_z[j];
+        const double d = inv_beta * inv_beta +
+                         g[j] * ((1 + m[j]) * log_z[j] * inv_beta - m[j] * inv_beta * inv_beta);
+        v->dpsi_dalpha[j] = at_centre[j] != 0 ? 0.0 : d;
       }
     }
   }
