@@ -11,7 +11,8 @@ with one thread also the value against batman 2.5, PyTransit 2.10's exact
 model and its RoadRunner model (light_curve_peers.py; batman and RoadRunner
 at r = 0.1 for every point, with ours and exoplanet-core on the same
 inputs), and so for the power-2 and nonlinear laws against batman and
-RoadRunner (PEER_LAWS), ours also with every gradient, in (u, b, r); the
+RoadRunner (PEER_LAWS), ours also with every gradient, in (u, b, r), and
+ours alone for a 17-point tabulated profile (TABULATED); the
 targets (TARGETS) marked met or missed; the agreement of the columns. See
 benchmarks/BENCHMARKS.md.
 """
@@ -44,6 +45,11 @@ PEER_LAWS = {
     "power2": ("power2", (0.6, 0.6)),
     "nonlinear": ("nonlinear", (0.5, 0.1, 0.1, -0.1)),  # I(mu) rises from I(0) = 0.4
 }
+# The tabulated law, which no peer evaluates exactly: ours alone at r = FIXED_R,
+# a 17-point grid of the Kurucz models' kind with a power-2 profile on it.
+TABULATED_GRID = (0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.4, 0.5,
+                  0.6, 0.7, 0.8, 1.0)
+TABULATED = tuple(1 - 0.6 * (1 - m ** 0.6) for m in TABULATED_GRID)
 MODES = ("one", "all")
 WHATS = ("value", "value_and_grad")
 
@@ -142,6 +148,11 @@ def _numpy_peers(jax, jnp, np, impls, b, r):
     want = np.asarray(ours(u, b, fixed))
     agreement.update({f"{law}, r = {FIXED_R}/{name}": float(np.max(np.abs(
         fn(b_np, fixed_np, u_np) - want))) for name, fn in fns.items()})
+  tabulated = functools.partial(impls["ours"], law="tabulated", mu=TABULATED_GRID)
+  values = jnp.asarray(TABULATED)
+  cases["fixed_r/tabulated/ours/value"] = (jax.jit(tabulated), (values, b, fixed))
+  cases["fixed_r/tabulated/ours/value_and_grad"] = (
+      _value_and_grad(jax, jnp, tabulated, (0, 1, 2)), (values, b, fixed))
   return cases, agreement
 
 
@@ -191,7 +202,8 @@ def report(data):
     out.section(f"One thread, value: every peer (numba threads: {one['numba_threads']})")
     rows = []
     for law, inputs, prefix in ([("quadratic", "per-point r", "quadratic")]
-                                + [(law, f"r = {FIXED_R}", f"fixed_r/{law}") for law in PEER_LAWS]):
+                                + [(law, f"r = {FIXED_R}", f"fixed_r/{law}")
+                                   for law in (*PEER_LAWS, "tabulated")]):
       ours, grad = f"{prefix}/ours/value", f"{prefix}/ours/value_and_grad"
       rows.append([law, inputs, _per_point(t, n, ours),
                    _per_point(t, n, grad, ours) if prefix != "quadratic" else "n/a"]
@@ -204,7 +216,9 @@ def report(data):
              "TransitModel picks for the law, radius and coefficients. RoadRunner takes times, not "
              "separations: its time includes its orbit arithmetic (a circular edge-on orbit whose "
              "separations are b) and its per-radius set-up. The laws' coefficients: "
-             + "; ".join(f"{law} {u}" for law, (_, u) in PEER_LAWS.items()) + ".")
+             + "; ".join(f"{law} {u}" for law, (_, u) in PEER_LAWS.items())
+             + f"; tabulated: {len(TABULATED_GRID)} points, I = 1 - 0.6 (1 - mu^0.6) at mu = "
+             f"{TABULATED_GRID} (no peer evaluates a table exactly).")
     out.section("Targets (one thread)")
     rows = []
     for case, reference, relation, limit in TARGETS:

@@ -46,20 +46,37 @@ def flux_minus_one(u, b, r):
         lambda mu: 1 - sum(un * (1 - mu) ** (n + 1) for n, un in enumerate(u)), b, r)
 
 
-def _law_flux_minus_one(intensity, b, r, dps=_DPS, kinks=()):
+def _law_flux_minus_one(intensity, b, r, dps=_DPS, kinks=(), in_theta=False):
   """F - 1 at (b, r) for the intensity profile I(mu) (a function of mpf), at
-  dps digits; kinks: radii where I has a kink (the quadrature splits there)."""
+  dps digits; kinks: radii where I has a kink (the quadrature splits there).
+  in_theta: integrate in theta = asin(rho) (rho = sin theta, mu = cos
+  theta, drho = mu dtheta), where an intensity infinite on the limb as 1 /
+  mu times drho is smooth: several times faster for such a law."""
   with mp.workdps(dps):
     b, r = abs(mp.mpf(b)), mp.mpf(r)
     kinks = [mp.mpf(x) for x in kinks]
-
-    def at(rho):
-      return intensity(mp.sqrt(max(0, 1 - rho * rho)))
-
     cuts = sorted({x for x in [abs(b - r), b + r] + kinks if 0 < x < 1})
-    blocked = mp.quad(lambda x: at(x) * _arc(b, r, x), [0] + cuts + [1])
-    total = mp.quad(lambda x: at(x) * 2 * mp.pi * x, [0] + sorted(set(kinks)) + [1])
-    return -blocked / total
+    if in_theta:
+      def blocked_at(t):
+        mu = mp.cos(t)
+        return intensity(mu) * _arc(b, r, mp.sin(t)) * mu
+
+      def total_at(t):
+        mu = mp.cos(t)
+        return intensity(mu) * 2 * mp.pi * mp.sin(t) * mu
+
+      ends = [0] + [mp.asin(x) for x in cuts] + [mp.pi / 2]
+      total_ends = [0] + [mp.asin(x) for x in sorted(set(kinks))] + [mp.pi / 2]
+    else:
+      def blocked_at(x):
+        return intensity(mp.sqrt(max(0, 1 - x * x))) * _arc(b, r, x)
+
+      def total_at(x):
+        return intensity(mp.sqrt(max(0, 1 - x * x))) * 2 * mp.pi * x
+
+      ends = [0] + cuts + [1]
+      total_ends = [0] + sorted(set(kinks)) + [1]
+    return -mp.quad(blocked_at, ends) / mp.quad(total_at, total_ends)
 
 
 # The laws by name, as kepler.limb_dark.light_curve's `law` takes them, their
@@ -70,8 +87,9 @@ LAW_INTENSITY = {
                                        for k, c in enumerate(u)),
     "square_root": lambda u, mu: 1 - u[0] * (1 - mu) - u[1] * (1 - mp.sqrt(mu)),
     "logarithmic": lambda u, mu: 1 - u[0] * (1 - mu) - u[1] * (mu * mp.log(mu) if mu > 0 else 0),
-    # Infinite at mu = 0 (u[1] > 0), integrably: the quadrature's nodes come
-    # within rounding of rho = 1, where mu rounds to 0 (weight 0 there).
+    # Infinite at mu = 0 (u[1] > 0), integrably (law_flux_minus_one integrates
+    # it in theta = asin(rho), where it is smooth times drho); a node within
+    # rounding of the limb, where mu rounds to 0, has weight 0.
     "exponential": lambda u, mu: 1 - u[0] * (1 - mu) + (u[1] / mp.expm1(mu) if mu > 0 else 0),
 }
 
@@ -80,7 +98,8 @@ def law_flux_minus_one(law, u, b, r, dps=_DPS):
   """F - 1 at (b, r) for the named law (LAW_INTENSITY) with coefficients u."""
   with mp.workdps(dps):
     u = [mp.mpf(x) for x in u]
-    return _law_flux_minus_one(lambda mu: LAW_INTENSITY[law](u, mu), b, r, dps)
+    return _law_flux_minus_one(lambda mu: LAW_INTENSITY[law](u, mu), b, r, dps,
+                               in_theta=law == "exponential")
 
 
 def law_derivative(law, u, b, r, wrt, h="1e-20"):
