@@ -181,7 +181,8 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
     order: accepted for compatibility with jaxoplanet's light_curve (its
       quadrature order) and ignored: the closed form needs none.
     mu: the tabulated law's grid, and only its: M values strictly
-      increasing within [0, 1], concrete (a numpy array, list or tuple; not
+      increasing or strictly decreasing (as model atmospheres list them,
+      from the centre) within [0, 1], u's intensities in the same order; concrete (a numpy array, list or tuple; not
       traced: the grid is data, neither differentiated nor vmapped), rounded
       to the computation's dtype.
 
@@ -206,7 +207,7 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
       for the polynomial law or not the number another law takes; b and r
       shapes that do not broadcast; for the tabulated law, a grid `mu`
       missing, traced, of another length than u, with fewer than 2 or more
-      than MAX_ORDER points, or not strictly increasing within [0, 1]
+      than MAX_ORDER points, or not strictly monotonic within [0, 1]
       (after rounding to the dtype); `mu` given for another law.
   """
   del order
@@ -232,8 +233,11 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
   (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
   if law == "tabulated":
-    # The kernel's coefficients: the grid, then the intensities.
-    u = jnp.concatenate([jnp.asarray(_table_grid(mu, np.shape(u)[0], u.dtype)), u])
+    # The kernel's coefficients: the grid, increasing, then the intensities.
+    grid = _table_grid(mu, np.shape(u)[0], u.dtype)
+    if grid[0] > grid[-1]:
+      grid, u = grid[::-1], u[::-1]
+    u = jnp.concatenate([jnp.asarray(grid), u])
   # |b| inside the kernel, whose dF/db is that in b itself (limb_dark.h).
   flux = _light_curve(u, b, r, _LAW_NAMES.index(law))
   return flux.astype(dtype)
@@ -254,9 +258,10 @@ def _table_grid(mu, size, dtype):
   if grid.ndim != 1 or grid.shape[0] != size:
     raise ValueError(f"{where}: the grid mu has shape {grid.shape}; u has {size} intensities")
   grid = grid.astype(dtype)
-  if not (np.all(np.isfinite(grid)) and np.all(np.diff(grid) > 0) and grid[0] >= 0
-          and grid[-1] <= 1):
-    raise ValueError(f"{where}: the grid mu must be strictly increasing within [0, 1] (in "
+  steps = np.diff(grid)
+  if not (np.all(np.isfinite(grid)) and (np.all(steps > 0) or np.all(steps < 0))
+          and np.min(grid) >= 0 and np.max(grid) <= 1):
+    raise ValueError(f"{where}: the grid mu must be strictly monotonic within [0, 1] (in "
                      f"{np.dtype(dtype).name}), got {grid.tolist()}")
   return grid
 

@@ -138,11 +138,14 @@ class ShardingTest(parameterized.TestCase):
     np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(kepler.solve(m2, e2)[0]))
     self.assertEqual(got[0].sharding.spec, P(None, "x"))
 
-  # The polynomial laws and the others (law=, their own handler path).
+  # The polynomial laws, the tabulated one and the others (law=, each its own
+  # handler path; the table's grid joins its intensities in the op's u).
   @parameterized.parameters(*[(k, law, u) for k in AXIS_TYPES
-                              for law, u in (("polynomial", QUADRATIC), ("power2", (0.6, 0.6)))])
+                              for law, u in (("polynomial", QUADRATIC), ("power2", (0.6, 0.6)),
+                                             ("tabulated", (0.4, 0.7, 1.0)))])
   def test_light_curve(self, kind, law, u):
-    light_curve = functools.partial(limb_dark.light_curve, law=law)
+    light_curve = functools.partial(
+        limb_dark.light_curve, law=law, **({"mu": (0.0, 0.4, 1.0)} if law == "tabulated" else {}))
     mesh = _mesh((2, 4), ("a", "b"), kind)
     b, r = _light_curve_inputs((8, 16))
     u = np.array(u, FLOAT)
