@@ -18,20 +18,24 @@ from kepler import _ffi
 from kepler._ffi import elementwise
 from kepler._ffi import partition
 
-__all__ = ["light_curve", "power2_from_h", "LAWS", "MAX_ORDER", "MAX_CROSSING_RADIUS"]
+__all__ = ["light_curve", "power2_from_h", "LAWS", "MAX_ORDER", "MAX_TABLE_SIZE",
+           "MAX_CROSSING_RADIUS"]
 
 _TARGET = _ffi.target("limb_dark")
 # The most coefficients u the op takes (jaxlib_ext/limb_dark/solution_vector.h,
 # kMaxOrder).
 MAX_ORDER = _ffi.constant("LIMB_DARK_MAX_ORDER")
+# The most points of the tabulated law's grid (jaxlib_ext/limb_dark/tabulated_law.h,
+# kMaxTableSize).
+MAX_TABLE_SIZE = _ffi.constant("LIMB_DARK_MAX_TABLE_SIZE")
 # The largest occultor whose limb may cross the disk (limb_dark.h,
 # kMaxCrossingRadius): beyond it, |b - r| < 1 gives NaN.
 MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 
 # The laws `light_curve` takes, by name, in the order of the handler's `law`
 # attribute (jaxlib_ext/limb_dark/laws.h, Law), each with the number of
-# coefficients u it takes (None: any number, up to MAX_ORDER: the polynomial
-# law's order, the tabulated law's grid points).
+# coefficients u it takes (None: any number, up to MAX_ORDER for the polynomial
+# law's order, MAX_TABLE_SIZE for the tabulated law's grid points).
 _LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic", "exponential",
               "tabulated")
 if len(_LAW_NAMES) != _ffi.constant("LIMB_DARK_LAW_COUNT"):
@@ -164,7 +168,7 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
       (infinite on the limb for u2 > 0, integrably: dF/db and dF/dr grow
       as log(1 / distance) at the inner contact, b + r = 1).
     "tabulated": u = (I_1, ..., I_M), the intensity at the points of the
-      grid `mu` (2 <= M <= MAX_ORDER), as LDTk or ExoTiC-LD give a profile;
+      grid `mu` (2 <= M <= MAX_TABLE_SIZE = 128), as LDTk or ExoTiC-LD give a profile;
       between grid points I is linear in mu, below the first point I_1 and
       above the last I_M (exact for that interpolant).
   The laws other than the polynomial are integrated over the occultor's edge
@@ -207,7 +211,7 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
       for the polynomial law or not the number another law takes; b and r
       shapes that do not broadcast; for the tabulated law, a grid `mu`
       missing, traced, of another length than u, with fewer than 2 or more
-      than MAX_ORDER points, or not strictly monotonic within [0, 1]
+      than MAX_TABLE_SIZE points, or not strictly monotonic within [0, 1]
       (after rounding to the dtype); `mu` given for another law.
   """
   del order
@@ -224,9 +228,10 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
   if law == "tabulated" and np.shape(u)[0] < 2:
     raise ValueError("kepler.limb_dark.light_curve: the tabulated law takes at least 2 points, "
                      f"got {np.shape(u)[0]}")
-  if count is None and np.shape(u)[0] > MAX_ORDER:
+  most = MAX_TABLE_SIZE if law == "tabulated" else MAX_ORDER
+  if count is None and np.shape(u)[0] > most:
     raise ValueError(f"kepler.limb_dark.light_curve: {np.shape(u)[0]} coefficients; at most "
-                     f"{MAX_ORDER} are supported")
+                     f"{most} are supported for law {law!r}")
   if count is not None and np.shape(u)[0] != count:
     raise ValueError(f"kepler.limb_dark.light_curve: law {law!r} takes {count} coefficients, "
                      f"got {np.shape(u)[0]}")

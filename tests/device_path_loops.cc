@@ -23,6 +23,8 @@ static_assert(kepler_device_path::kLightCurveLawCount == jaxext::limb_dark::kLaw
 static_assert(kepler_device_path::kLightCurveTabulatedLaw ==
                   static_cast<int>(jaxext::limb_dark::Law::kTabulated),
               "tests/device_path_loops.h's kLightCurveTabulatedLaw is laws.h's kTabulated");
+static_assert(kepler_device_path::kLightCurveMaxTableSize == jaxext::limb_dark::kMaxTableSize,
+              "tests/device_path_loops.h's kLightCurveMaxTableSize is kMaxTableSize");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
 #error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"
@@ -58,7 +60,7 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
 template <typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
-  T* du[jaxext::limb_dark::kMaxOrder] = {};  // the kernel's Params::d_du
+  T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};  // the kernel's Params::d_du
   for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
   for (std::size_t i = 0; i < n; ++i) {
     jaxext::limb_dark::CurveElement(static_cast<jaxext::limb_dark::Law>(law), u, b, r, order,

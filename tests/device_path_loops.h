@@ -16,8 +16,10 @@ namespace kepler_device_path {
 constexpr int kLightCurveMaxOrder = 32;
 // How many laws there are (laws.h's kLawCount, checked there too).
 constexpr int kLightCurveLawCount = 7;
-// The tabulated law's number (laws.h's Law::kTabulated, checked there too).
+// The tabulated law's number (laws.h's Law::kTabulated) and its most grid
+// points (tabulated_law.h's kMaxTableSize), checked there too.
 constexpr int kLightCurveTabulatedLaw = 6;
+constexpr int kLightCurveMaxTableSize = 128;
 
 // Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
 // [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.
@@ -25,7 +27,7 @@ constexpr int kLightCurveTabulatedLaw = 6;
 // (jaxext::limb_dark::CurveElement) for the law numbered `law` (laws.h's
 // Law), group_size consecutive elements per row of u (`order` coefficients
 // each: order <= kLightCurveMaxOrder for the polynomial law (0), the grid
-// then the intensities (2 M, M <= kLightCurveMaxOrder) for the tabulated
+// then the intensities (2 M, M <= kLightCurveMaxTableSize) for the tabulated
 // law (6),
 // LawCoefficientCount(law) for the others):
 // flux[i] = F - 1 at (b[i], r[i]); d_db[i], d_dr[i] unless d_db is null

@@ -157,10 +157,10 @@ py::object LightCurve(const std::string& variant, const py::array& u, const py::
   const bool tabulated = law == kepler_device_path::kLightCurveTabulatedLaw;
   const py::ssize_t size = u.ndim() >= 1 ? u.shape(u.ndim() - 1) : 0;
   if (tabulated && (size % 2 != 0 || size < 4 ||
-                    size > 2 * kepler_device_path::kLightCurveMaxOrder)) {
+                    size > 2 * kepler_device_path::kLightCurveMaxTableSize)) {
     throw std::invalid_argument("the tabulated law takes a grid and its intensities, 2 M "
                                 "coefficients for M = 2.." +
-                                std::to_string(kepler_device_path::kLightCurveMaxOrder));
+                                std::to_string(kepler_device_path::kLightCurveMaxTableSize));
   }
   if (!tabulated && size > kepler_device_path::kLightCurveMaxOrder) {
     throw std::invalid_argument("u has more than " +

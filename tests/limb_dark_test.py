@@ -690,6 +690,21 @@ class TabulatedTest(parameterized.TestCase):
                                lambda bi, ri: ref.table_flux_minus_one(grid, values, bi, ri),
                                f"grid={grid.tolist()} I={values.tolist()}")
 
+  def test_many_points(self):
+    # A grid of 78 points, dense toward the limb like LDTk's PHOENIX grid:
+    # every grid point's circle a rule of its own where the edge crosses it.
+    grid = np.unique(np.round(np.sin(0.5 * np.pi * np.linspace(0, 1, 78)) ** 2, 12))
+    self.assertLen(grid, 78)
+    grid, values = self._as_float(grid, 1 - 0.6 * (1 - grid ** 0.6))
+    b, r = np.array([0.95, 0.9 - 1e-9, 0.5]), np.array([0.1, 0.1, 1.2])
+    if FLOAT == np.float32:
+      b, r = b.astype(np.float32).astype(np.float64), r.astype(np.float32).astype(np.float64)
+    got = limb_dark.light_curve(values.astype(FLOAT), b.astype(FLOAT), r.astype(FLOAT),
+                                law="tabulated", mu=grid)
+    _assert_within_law_bound(self, got, b, r,
+                             lambda bi, ri: ref.table_flux_minus_one(grid, values, bi, ri),
+                             "78 points")
+
   def test_gradients(self):
     # dF/db, dF/dr and dF/dI_j from one call against the reference's
     # (table_gradients: no differences), on every rule's ground: inside,
@@ -755,8 +770,8 @@ class TabulatedTest(parameterized.TestCase):
         limb_dark.light_curve(values, b, r, law="tabulated", mu=mu)
     with self.assertRaisesRegex(ValueError, "takes at least 2 points, got 1"):
       limb_dark.light_curve([1.0], b, r, law="tabulated", mu=[0.5])
-    with self.assertRaisesRegex(ValueError, "33 coefficients; at most 32"):
-      limb_dark.light_curve(np.ones(33), b, r, law="tabulated", mu=np.linspace(0, 1, 33))
+    with self.assertRaisesRegex(ValueError, "129 coefficients; at most 128 .* 'tabulated'"):
+      limb_dark.light_curve(np.ones(129), b, r, law="tabulated", mu=np.linspace(0, 1, 129))
     with self.assertRaisesRegex(ValueError, "law 'power2' takes none"):
       limb_dark.light_curve([0.5, 0.5], b, r, law="power2", mu=[0.0, 1.0])
     with self.assertRaisesRegex(ValueError, "must be concrete"):

@@ -52,6 +52,10 @@ namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
+// The most derivatives in u a point has, one result of the op each: the
+// polynomial law's coefficients or a table's intensities.
+constexpr int kMaxDerivativesInU = kMaxTableSize > kMaxOrder ? kMaxTableSize : kMaxOrder;
+
 // Element i of a light curve of a polynomial law, as the CUDA kernel
 // computes it (one thread per element, limb_dark_kernel.cu, through
 // CurveElement below) and as tests/device_path_loops.cc runs it on the host: the buffers of Params (limb_dark_kernel.h), u holding

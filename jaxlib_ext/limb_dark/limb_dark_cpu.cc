@@ -18,8 +18,9 @@
 namespace jaxext {
 namespace limb_dark {
 
-// kepler.limb_dark.MAX_ORDER and MAX_CROSSING_RADIUS.
+// kepler.limb_dark.MAX_ORDER, MAX_TABLE_SIZE and MAX_CROSSING_RADIUS.
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_ORDER, kMaxOrder);
+JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_TABLE_SIZE, kMaxTableSize);
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_CROSSING_RADIUS, static_cast<int64_t>(kMaxCrossingRadius));
 static_assert(kMaxCrossingRadius == static_cast<int64_t>(kMaxCrossingRadius),
               "exported as an integer");
@@ -64,7 +65,7 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
       // Elements [begin, end) may span rows of u: one run per row.
       double g[kMaxOrder + 1], q[kMaxOrder + 2];
-      T* d_du[kMaxOrder];
+      T* d_du[kMaxDerivativesInU];
       while (begin < end) {
         const size_t row = begin / l.group_size;
         const size_t stop = std::min(end, (row + 1) * l.group_size);

@@ -40,7 +40,7 @@ struct Layout {
   bool with_du;
   void* d_db;  // d_db and d_dr null: the value alone
   void* d_dr;
-  void* d_du[kMaxOrder];  // dF/du_1..dF/du_order, or all null
+  void* d_du[kMaxDerivativesInU];  // dF/du_1..dF/du_n_du, or all null
 };
 
 inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
@@ -105,7 +105,7 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
         "(and dF/db, dF/dr) or " + std::to_string(1 + extra_with_du) +
         " (and dF/du_1..dF/du_N for N = " + std::to_string(n_du) + ")");
   }
-  void* data[2 + kMaxOrder] = {};
+  void* data[2 + kMaxDerivativesInU] = {};
   for (size_t k = 0; k < extra; ++k) {
     ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> result = rest.get<ffi::AnyBuffer>(k);
     if (result.has_error()) return result.error();
@@ -127,7 +127,7 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   out->with_du = extra == extra_with_du && n_du > 0;
   out->d_db = data[0];
   out->d_dr = data[1];
-  for (int j = 0; j < kMaxOrder; ++j) out->d_du[j] = data[2 + j];
+  for (int j = 0; j < kMaxDerivativesInU; ++j) out->d_du[j] = data[2 + j];
   return ffi::Error::Success();
 }
 

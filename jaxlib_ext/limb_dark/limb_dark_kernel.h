@@ -21,7 +21,7 @@ struct Params {
   T* flux;  // F - 1
   T* d_db;  // d_db and d_dr both null: the value alone
   T* d_dr;
-  T* d_du[kMaxOrder];  // dF/du_1..dF/du_order, n each; d_du[0] null: not asked for
+  T* d_du[kMaxDerivativesInU];  // dF/du_1..dF/du_order, n each; d_du[0] null: not asked for
   Law law;  // CurveElement's
   int order;
   int64_t group_size;

@@ -46,9 +46,10 @@ namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
-// The most grid points a table may have: its coefficients u are the grid
-// and the intensities, 2 K of them.
-constexpr int kMaxTableSize = kMaxOrder;
+// The most grid points a table may have (LDTk's PHOENIX profiles have 78,
+// ExoTiC-LD's from 10 to about 100): its coefficients u are the grid and
+// the intensities, 2 K of them.
+constexpr int kMaxTableSize = 128;
 
 namespace detail {
 
