@@ -691,7 +691,7 @@ class TabulatedTest(parameterized.TestCase):
                                f"grid={grid.tolist()} I={values.tolist()}")
 
   def test_many_points(self):
-    # A grid of 78 points, dense toward the limb like LDTk's PHOENIX grid:
+    # A grid of 78 points, dense toward the limb as model atmospheres' are:
     # every grid point's circle a rule of its own where the edge crosses it.
     grid = np.unique(np.round(np.sin(0.5 * np.pi * np.linspace(0, 1, 78)) ** 2, 12))
     self.assertLen(grid, 78)

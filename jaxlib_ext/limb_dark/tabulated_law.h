@@ -29,7 +29,7 @@
 //   b r cos psi (OuterRampMoments).
 // The derivatives of blocked in b and r are the intensity's integrals over
 // the arc (law_flux.h), and in the intensities I_j those of a linear map
-// (TableWeights): the flux is linear in the table.
+// (ContractTable): the flux is linear in the table.
 #ifndef JAXLIB_EXT_LIMB_DARK_TABULATED_LAW_H_
 #define JAXLIB_EXT_LIMB_DARK_TABULATED_LAW_H_
 
@@ -46,9 +46,8 @@ namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
-// The most grid points a table may have (LDTk's PHOENIX profiles have 78,
-// ExoTiC-LD's from 10 to about 100): its coefficients u are the grid and
-// the intensities, 2 K of them.
+// The most grid points a table may have (model atmospheres give tens): its
+// coefficients u are the grid and the intensities, 2 K of them.
 constexpr int kMaxTableSize = 128;
 
 namespace detail {
