@@ -25,6 +25,16 @@
 #define JAXEXT_HD inline
 #endif
 
+// JAXEXT_HD for a large body that a kernel calls on some paths only (an
+// edge rule): a call of its own on the device, where inlining every such
+// body into one kernel makes ptxas's register allocation over the whole
+// slow (seconds per body) and spill more; inline on the host.
+#if defined(__CUDACC__)
+#define JAXEXT_HD_CALLED __host__ __device__ __noinline__
+#else
+#define JAXEXT_HD_CALLED inline
+#endif
+
 // Large inline bodies exceed the compilers' default inlining heuristics.
 #if !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
 #define JAXEXT_ALWAYS_INLINE __attribute__((always_inline))

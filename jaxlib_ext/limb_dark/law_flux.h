@@ -145,7 +145,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLimbIntensity(const LawTerms& t, const do
 constexpr double kFewStepsMaxX = 0.16;
 
 template <int M>
-JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
+JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, double a,
                                 EdgeMoments* m) {
   constexpr Table<M> kCos = HalfPeriodMidCos<M>();
   const double w = 2 * kPi / M;  // each node stands for two
@@ -179,7 +179,7 @@ JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
 // theta, graded towards z = 0. sin(psi / 2) = k sin(theta): cos psi = 1 - 2
 // k^2 sin^2(theta), dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
 // sin^2(theta)), both halves of the arc.
-JAXEXT_HD void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
   constexpr int kNodes = 32;
   constexpr Table<kNodes> kCos = GradedHalfPiCos();
   constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
@@ -204,7 +204,7 @@ JAXEXT_HD void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMo
 // inside, the arc's end crossing), X = 2 sqrt(b r) sin(u / 2), z^2 = Z^2 +
 // X^2 with Z^2 = 1 - (b + r)^2; r^2 - b r cos psi = r (r + b) - 2 b r
 // sin^2(u / 2) and -cos psi = cos u = 1 - 2 sin^2(u / 2); both halves.
-JAXEXT_HD void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
   constexpr int kNodes = 32;
   constexpr Table<kNodes> kNode = GaussUnitNode();
   constexpr Table<kNodes> kWeight = GaussUnitWeight();

@@ -79,6 +79,12 @@ constexpr int kExponentialTails = 26;
 // A term's phi: 1 - z^alpha, z log z or 1 / (1 - e^z).
 enum class Term { kPower, kMuLogMu, kExponential };
 
+// Whether half_powers takes the powers from sqrt(z): on the host, where it
+// spares the vectorised log; not on the device path, whose libm pow-type
+// calls are cheap and where a second variant of every node loop would
+// double the kernel that ptxas compiles (5 s to 28 s each).
+constexpr bool kHalfPowersFromRoots = !JAXEXT_DEVICE_PATH;
+
 // A law as its terms: I = 1 - sum_k c[k] phi_k, phi_k of kind[k] (alpha[k]
 // its exponent where a power). power2's alpha is a coefficient too
 // (with_alpha: the derivative in alpha[0] is asked for).
@@ -89,7 +95,8 @@ struct LawTerms {
   Term kind[kMaxLawTerms];
   bool with_alpha;
   // Every term a power z^(n/2), n = 1..4, and no alpha derivative: the
-  // powers from sqrt(z), without log z (HalfPowerMinusOne).
+  // powers from sqrt(z), without log z (HalfPowerMinusOne), on the host
+  // (kHalfPowersFromRoots).
   bool half_powers;
 };
 
@@ -135,7 +142,7 @@ JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
       return false;
   }
   bool ok = true;
-  t->half_powers = !t->with_alpha;
+  t->half_powers = kHalfPowersFromRoots && !t->with_alpha;
   for (int k = 0; k < t->count; ++k) {
     ok = ok && IsFinite(t->c[k]) && IsFinite(t->alpha[k]) && t->alpha[k] > 0;
     const double twice = 2 * t->alpha[k];
@@ -235,7 +242,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
       inv_one_minus_z[j] = (1 + z[j]) * inv_rho2[j];
     }
   }
-  if (t.half_powers) {
+  if (kHalfPowersFromRoots && t.half_powers) {
     for (int j = 0; j < N; ++j) {
       root[j] = Sqrt(z[j]);
       root_minus_one[j] = (z[j] - 1) / (root[j] + 1);
@@ -272,7 +279,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
     // z^alpha - 1 at every node first: a loop of its own vectorises where
     // the one below, with its stores through v, is left scalar.
     double m[N], g[N];
-    if (t.half_powers) {
+    if (kHalfPowersFromRoots && t.half_powers) {
       const int n = static_cast<int>(2 * alpha);
       for (int j = 0; j < N; ++j) m[j] = HalfPowerMinusOne(root[j], root_minus_one[j], n);
     } else {

@@ -116,7 +116,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double RampField(double m, double z) {
   return (m - z) * (m - z) * (m + 2 * z) / (6 * (1 - z) * (1 + z));
 }
 
-JAXEXT_HD Moments Crossing(const OuterRampGeometry& g, double m) {
+JAXEXT_HD_CALLED Moments Crossing(const OuterRampGeometry& g, double m) {
   constexpr Table<kNodes> kNode = GaussUnitNode();
   constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double theta_m = Acos(Min(1.0, m / g.c));
@@ -137,7 +137,7 @@ JAXEXT_HD Moments Crossing(const OuterRampGeometry& g, double m) {
 }
 
 // The split rule's analytic part, u in [u_lo, u_m].
-JAXEXT_HD Moments AnalyticPart(const OuterRampGeometry& g, double m, double u_m) {
+JAXEXT_HD_CALLED Moments AnalyticPart(const OuterRampGeometry& g, double m, double u_m) {
   constexpr Table<kNodes> kNode = GaussUnitNode();
   constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double m3 = m * m * m;
@@ -157,7 +157,7 @@ JAXEXT_HD Moments AnalyticPart(const OuterRampGeometry& g, double m, double u_m)
 }
 
 // The split rule's delta part, t in [t0, t1].
-JAXEXT_HD Moments DeltaPart(const OuterRampGeometry& g, double t0, double t1) {
+JAXEXT_HD_CALLED Moments DeltaPart(const OuterRampGeometry& g, double t0, double t1) {
   constexpr Table<kNodes> kNode = GaussUnitNode();
   constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double span = t1 - t0;
