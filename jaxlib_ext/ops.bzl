@@ -21,6 +21,7 @@ load("//jaxlib_ext/cpu:cpu_isa.bzl", "per_isa_cc_library")
 OPS = [
     "kepler_solve",
     "limb_dark",
+    "transit",
 ]
 
 PREFIX = "kepler_jax_"

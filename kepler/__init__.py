@@ -4,10 +4,12 @@
     sin_E, cos_E = kepler.solve(mean_anomaly, eccentricity)
     sin_f, cos_f = kepler.true_anomaly(mean_anomaly, eccentricity)
     flux_minus_1 = kepler.limb_dark.light_curve(u, b, r)
+    flux_minus_1 = kepler.transit.light_curve(t, period=P, t0=t0, a=a, r=r, u=u, b=b)
 
-All three work under jax.jit, jax.grad (any order, forward and reverse) and
+All of them work under jax.jit, jax.grad (any order, forward and reverse) and
 jax.vmap. See docs/api.md for the rules on dtypes, shapes and invalid input;
-each op is a module of its own (kepler/kepler_solve.py, kepler/limb_dark.py).
+each op is a module of its own (kepler/kepler_solve.py, kepler/limb_dark.py,
+kepler/transit.py).
 """
 
 # First: another distribution with files in this package's folder (pip lets
@@ -42,6 +44,7 @@ def cuda_status():
 
 from kepler.kepler_solve import solve, true_anomaly  # pylint: disable=g-import-not-at-top
 from kepler import limb_dark  # pylint: disable=g-import-not-at-top
+from kepler import transit  # pylint: disable=g-import-not-at-top
 
-__all__ = ["solve", "true_anomaly", "limb_dark", "cuda_version", "cuda_status", "__version__",
+__all__ = ["solve", "true_anomaly", "limb_dark", "transit", "cuda_version", "cuda_status", "__version__",
            "JAX_MIN", "JAX_BELOW"]

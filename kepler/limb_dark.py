@@ -46,10 +46,11 @@ LAWS = {name: (None if i == 0 or name == "tabulated"
 _TABULATED = _LAW_NAMES.index("tabulated")
 
 
-def _first_differentiated(law, u):
-  """The index in u of the first coefficient with a derivative: the
-  tabulated law's u is its grid then its intensities, and the grid has none."""
-  return u.shape[-1] // 2 if law == _TABULATED else 0
+def first_differentiated(law, n_coefficients):
+  """The index in the kernel's coefficients (n_coefficients of them) of the
+  first with a derivative, for the law of handler index `law`: the
+  tabulated law's are its grid then its intensities, and the grid has none."""
+  return n_coefficients // 2 if law == _TABULATED else 0
 
 
 def _call(u, b, r, law, with_du):
@@ -57,7 +58,7 @@ def _call(u, b, r, law, with_du):
   tuple (dF/du_1, ..., dF/du_N) of arrays of b's shape with with_du, else ().
   Partitioned elementwise in b, r on many devices, u replicated
   (kepler/_ffi/partition.py)."""
-  n_du = u.shape[-1] - _first_differentiated(law, u) if with_du else 0
+  n_du = u.shape[-1] - first_differentiated(law, u.shape[-1]) if with_du else 0
   out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du,
                        attrs=(("law", np.int32(law)),))
   return out[0], out[1], out[2], tuple(out[3:])
@@ -105,7 +106,7 @@ def _kernel_jvp(law, with_du, primals, tangents):
   tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
   eps_u = _fd_step(jnp.zeros((), u.dtype))
   # u is 1-D (see _light_curve_jvp); the tabulated law's grid is constant.
-  for j in range(_first_differentiated(law, u), u.shape[0]):
+  for j in range(first_differentiated(law, u.shape[-1]), u.shape[0]):
     step = jnp.zeros(u.shape[0], u.dtype).at[j].set(eps_u)
     d_u = central(_kernel(u + step, b, r, law, with_du), _kernel(u - step, b, r, law, with_du),
                   eps_u)
@@ -138,7 +139,7 @@ def _light_curve_jvp(law, primals, tangents):
     # dot over the coefficients, whose transpose in reverse mode is one dot
     # over the points (measured faster than a sum per coefficient, the
     # stack's copy included: benchmarks/BENCHMARKS.md).
-    first = _first_differentiated(law, u)
+    first = first_differentiated(law, u.shape[-1])
     tangent = tangent + jnp.tensordot(du[first:], jnp.stack(d_du), axes=1)
   return flux, tangent
 
@@ -215,43 +216,63 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
       (after rounding to the dtype); `mu` given for another law.
   """
   del order
-  if law not in LAWS:
-    raise ValueError(f"kepler.limb_dark.light_curve: unknown law {law!r}; the laws are "
-                     f"{', '.join(map(repr, LAWS))}")
-  u = elementwise.as_array("limb_dark.light_curve", "u", u)
-  if np.ndim(u) != 1:
-    raise ValueError(f"kepler.limb_dark.light_curve: u must be 1-D, got shape {np.shape(u)}")
-  count = LAWS[law]
-  if law != "tabulated" and mu is not None:
-    raise ValueError(f"kepler.limb_dark.light_curve: mu is the tabulated law's grid; law {law!r} "
-                     "takes none")
-  if law == "tabulated" and np.shape(u)[0] < 2:
-    raise ValueError("kepler.limb_dark.light_curve: the tabulated law takes at least 2 points, "
-                     f"got {np.shape(u)[0]}")
-  most = MAX_TABLE_SIZE if law == "tabulated" else MAX_ORDER
-  if count is None and np.shape(u)[0] > most:
-    raise ValueError(f"kepler.limb_dark.light_curve: {np.shape(u)[0]} coefficients; at most "
-                     f"{most} are supported for law {law!r}")
-  if count is not None and np.shape(u)[0] != count:
-    raise ValueError(f"kepler.limb_dark.light_curve: law {law!r} takes {count} coefficients, "
-                     f"got {np.shape(u)[0]}")
+  u = check_law("limb_dark.light_curve", law, u, mu)
   (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
-  if law == "tabulated":
-    # The kernel's coefficients: the grid, increasing, then the intensities.
-    grid = _table_grid(mu, np.shape(u)[0], u.dtype)
-    if grid[0] > grid[-1]:
-      grid, u = grid[::-1], u[::-1]
-    u = jnp.concatenate([jnp.asarray(grid), u])
+  u = kernel_coefficients("limb_dark.light_curve", law, u, mu)
   # |b| inside the kernel, whose dF/db is that in b itself (limb_dark.h).
   flux = _light_curve(u, b, r, _LAW_NAMES.index(law))
   return flux.astype(dtype)
 
 
-def _table_grid(mu, size, dtype):
+def check_law(where, law, u, mu):
+  """The checks of a law and its coefficients that light_curve documents
+  (its Raises, but for the grid's values): u as an array. `where` names the
+  public function in messages. Shared with kepler.transit."""
+  if law not in LAWS:
+    raise ValueError(f"kepler.{where}: unknown law {law!r}; the laws are "
+                     f"{', '.join(map(repr, LAWS))}")
+  u = elementwise.as_array(where, "u", u)
+  if np.ndim(u) != 1:
+    raise ValueError(f"kepler.{where}: u must be 1-D, got shape {np.shape(u)}")
+  count = LAWS[law]
+  if law != "tabulated" and mu is not None:
+    raise ValueError(f"kepler.{where}: mu is the tabulated law's grid; law {law!r} "
+                     "takes none")
+  if law == "tabulated" and np.shape(u)[0] < 2:
+    raise ValueError(f"kepler.{where}: the tabulated law takes at least 2 points, "
+                     f"got {np.shape(u)[0]}")
+  most = MAX_TABLE_SIZE if law == "tabulated" else MAX_ORDER
+  if count is None and np.shape(u)[0] > most:
+    raise ValueError(f"kepler.{where}: {np.shape(u)[0]} coefficients; at most "
+                     f"{most} are supported for law {law!r}")
+  if count is not None and np.shape(u)[0] != count:
+    raise ValueError(f"kepler.{where}: law {law!r} takes {count} coefficients, "
+                     f"got {np.shape(u)[0]}")
+  return u
+
+
+def kernel_coefficients(where, law, u, mu):
+  """The kernel's coefficients of a checked law (check_law) with u in the
+  computation's dtype: u itself, or for the tabulated law the grid,
+  increasing, then the intensities in its order."""
+  if law != "tabulated":
+    return u
+  grid = _table_grid(where, mu, np.shape(u)[0], u.dtype)
+  if grid[0] > grid[-1]:
+    grid, u = grid[::-1], u[::-1]
+  return jnp.concatenate([jnp.asarray(grid), u])
+
+
+def law_index(law):
+  """The handlers' `law` attribute of a law's name."""
+  return _LAW_NAMES.index(law)
+
+
+def _table_grid(public, mu, size, dtype):
   """The tabulated law's grid as a numpy array of dtype, checked (see
   light_curve's Raises)."""
-  where = "kepler.limb_dark.light_curve"
+  where = "kepler." + public
   if mu is None:
     raise ValueError(f"{where}: the tabulated law needs its grid, mu=")
   try:

@@ -63,6 +63,17 @@ TESTS = {
         "shard_count": 2,
         "size": "large",
     },
+    # The transit model against an mpmath orbit and an adaptive exposure
+    # integral (float32 bounds with x64 off).
+    "transit_test": {
+        "op": "transit",
+        "bazel": "op",
+        "deps": [":x64_mode"],
+        "backends": ["cpu", "gpu"],
+        "x64": ["1", "0"],
+        "wheel": True,
+        "arm64": ["ValuesTest.test_inclination_equals_impact_parameter", "ApiTest"],
+    },
     # The documented error bounds (docs/accuracy_and_speed.md) against mpmath.
     "accuracy_test": {
         "bazel": "op",

@@ -148,6 +148,53 @@ JAXEXT_HD void CurveElement(Law law, const T* u, const T* b, const T* r, int ord
   }
 }
 
+// A law of any kind made ready for its points, for callers that evaluate
+// one row at points they compute themselves (the transit model,
+// jaxlib_ext/transit/): the polynomial law's Green's row, a law of laws.h,
+// or a table; u as the op takes it (the tabulated law's grid then its
+// intensities).
+struct CurveRow {
+  Law law;
+  int order;  // u's values
+  int n_du;   // the derivatives in u a point gives: order, or the table's size
+  double g[kMaxOrder + 1], q[kMaxOrder + 2], norm;
+  LawRow law_row;
+  TableRow table;
+};
+
+JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, CurveRow* row) {
+  row->law = law;
+  row->order = order;
+  row->n_du = law == Law::kTabulated ? order / 2 : order;
+  if (law == Law::kPolynomial) {
+    row->norm = GreensRow(u, order, row->g, row->q);
+  } else if (law == Law::kTabulated) {
+    row->table = MakeTableRow(u, order);
+  } else {
+    row->law_row = MakeLawRow(law, u);
+  }
+}
+
+// F - 1 at (b, r) and its derivatives in b and r; du[0..n_du) the
+// derivatives in u unless du is null.
+JAXEXT_HD Flux CurveAt(const CurveRow& row, double b, double r, double* du) {
+  if (row.law == Law::kPolynomial) {
+    double ds[kMaxOrder + 1];
+    const Flux f = LightCurvePoint(b, r, row.g, row.q, row.order, row.norm, ds);
+    if (du) FluxGradientInU(ds, f.value, row.norm, row.order, du);
+    return f;
+  }
+  if (row.law == Law::kTabulated) {
+    const TableFlux f = TabulatedLightCurvePoint(row.table, b, r, du);
+    return {f.value, f.d_db, f.d_dr};
+  }
+  const LawFlux f = LawLightCurvePoint(row.law_row, b, r);
+  if (du) {
+    for (int j = 0; j < row.order; ++j) du[j] = f.du[j];
+  }
+  return {f.value, f.d_db, f.d_dr};
+}
+
 }  // namespace JAXEXT_MATH_NAMESPACE
 }  // namespace limb_dark
 }  // namespace jaxext

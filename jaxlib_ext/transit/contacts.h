@@ -1,0 +1,136 @@
+// The contact times of a transit: where the planet's disk meets the star's
+// limb from outside (b = 1 + r) and from inside (b = |1 - r|), around the
+// time of least separation near conjunction. The flux is smooth between
+// them and goes as a 3/2 power of the time at each (exposure.h splits its
+// integrals there).
+#ifndef JAXLIB_EXT_TRANSIT_CONTACTS_H_
+#define JAXLIB_EXT_TRANSIT_CONTACTS_H_
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/transit/orbit.h"
+#include "jaxlib_ext/transit/planet_flux.h"
+
+namespace jaxext {
+namespace transit {
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+// The transit's breakpoints, times relative to t0 (one transit; the others
+// are these plus multiples of the period), ascending:
+//   count 0: no transit (the planet never overlaps the star);
+//   count 3: grazing, (first contact, least separation, last contact);
+//   count 4: full, the outer and inner contacts (tau_1, tau_2, tau_3, tau_4).
+// valid false: the breakpoints are not defined (a refused planet, or an
+// orbit whose periastron distance a (1 - e) is not beyond 1 + r, which
+// passes through the star).
+struct Contacts {
+  bool valid;
+  int count;
+  double tau[4];
+};
+
+namespace detail {
+
+// b^2 - R^2 and its derivative in time at dt.
+struct Miss {
+  double value, slope;
+};
+
+JAXEXT_HD Miss MissAt(const Orbit& o, double dt, double radius2) {
+  const Sky s = SkyAt(o, dt, true);
+  // M depends on t - t0 alone: d/dt = -d/dt0.
+  return {s.b2 - radius2, -s.d_b2[kT0]};
+}
+
+// The root of b^2(dt) = R^2 between lo (b < R) and the side's direction
+// `side` (+1 later, -1 earlier), from the start `guess` (a distance from
+// lo): the bracket widened until b >= R, then Newton's method kept inside it
+// (bisection where a step would leave it).
+JAXEXT_HD double ContactTime(const Orbit& o, double lo, double side, double guess,
+                             double radius2, double limit) {
+  double step = guess;
+  double hi = lo + side * step;
+  int widen = 0;
+  while (MissAt(o, hi, radius2).value < 0) {
+    step *= 2;
+    hi = lo + side * step;
+    if (++widen > 64 || step > limit) return NaN();
+  }
+  // Invariant: miss(lo) < 0 <= miss(hi), in the direction `side`.
+  double x = hi;
+  for (int it = 0; it < 100; ++it) {
+    const Miss m = MissAt(o, x, radius2);
+    if (m.value < 0) {
+      lo = x;
+    } else {
+      hi = x;
+    }
+    double next = x - m.value / m.slope;
+    const bool inside = side > 0 ? (next > lo && next < hi) : (next < lo && next > hi);
+    if (!inside || !(m.slope == m.slope)) next = (lo + hi) / 2;
+    const double moved = Abs(next - x);
+    x = next;
+    if (moved <= 1e-15 * (Abs(x) + Abs(hi - lo)) || hi == lo) break;
+  }
+  return x;
+}
+
+// The first step from the least separation towards a contact at radius^2
+// R^2: a little beyond the straight-line crossing at the conjunction's speed.
+JAXEXT_HD double FirstStep(double radius2, double b2_min, double scale) {
+  return (1.1 * Sqrt(radius2 - b2_min) + 1e-4) * scale;
+}
+
+}  // namespace detail
+
+JAXEXT_HD Contacts FindContacts(const Planet& planet) {
+  using namespace detail;
+  Contacts c = {};
+  const Orbit& o = planet.orbit;
+  const double r = planet.r;
+  c.valid = planet.valid && o.a * (1 - o.e) > 1 + r;
+  if (!c.valid) return c;
+  // The time scale: the sky speed at conjunction, n a (1 + e sin w) /
+  // sqrt(1 - e^2), in stellar radii per unit time.
+  const double speed = o.mean_motion * o.a * (1 + o.e * o.sin_w) / o.root;
+  const double scale = 1 / speed;
+  // Least separation: Newton's method on d(b^2)/dt = 0 from conjunction,
+  // its slope by central differences.
+  double t_min = 0;
+  const double h = 1e-4 * scale;
+  for (int it = 0; it < 50; ++it) {
+    const double g = MissAt(o, t_min, 0).slope;
+    const double curvature =
+        (MissAt(o, t_min + h, 0).slope - MissAt(o, t_min - h, 0).slope) / (2 * h);
+    if (!(curvature > 0)) break;
+    const double step = g / curvature;
+    t_min -= step;
+    if (Abs(step) <= 1e-14 * scale) break;
+  }
+  const double b2_min = SkyAt(o, t_min, false).b2;
+  const double outer = (1 + r) * (1 + r), inner = (1 - r) * (1 - r);
+  if (!(b2_min < outer)) return c;  // no transit
+  // The widest a transit can be is half an orbit.
+  const double limit = o.period / 2;
+  const double first = ContactTime(o, t_min, -1, FirstStep(outer, b2_min, scale), outer, limit);
+  const double last = ContactTime(o, t_min, 1, FirstStep(outer, b2_min, scale), outer, limit);
+  if (b2_min < inner) {
+    c.count = 4;
+    c.tau[0] = first;
+    c.tau[1] = ContactTime(o, t_min, -1, FirstStep(inner, b2_min, scale), inner, limit);
+    c.tau[2] = ContactTime(o, t_min, 1, FirstStep(inner, b2_min, scale), inner, limit);
+    c.tau[3] = last;
+  } else {
+    c.count = 3;
+    c.tau[0] = first;
+    c.tau[1] = t_min;
+    c.tau[2] = last;
+  }
+  for (int k = 0; k < c.count; ++k) c.valid = c.valid && c.tau[k] == c.tau[k];
+  return c;
+}
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace transit
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_TRANSIT_CONTACTS_H_

@@ -1,0 +1,179 @@
+// A planet's Keplerian orbit seen from the observer: its projected
+// separation from the star's centre at a time, and that separation's
+// derivatives in the orbital parameters.
+//
+// Conventions (batman's and jaxoplanet's; derived in docs/transit_model.md):
+// t0 is a time of inferior conjunction, where the planet's true anomaly is
+// f_c = pi/2 - omega (omega the planet's argument of periastron); the mean
+// anomaly is M = M_c + 2 pi (t - t0) / P with M_c that of f_c. In the
+// orbit's plane, with E solving Kepler's equation M = E - e sin E,
+//   x = a (cos E - e),  y = a sqrt(1 - e^2) sin E        (from periastron),
+// rotated by omega: (x_w, y_w) = (x cos w - y sin w, x sin w + y cos w)
+// = d (cos(omega + f), sin(omega + f)), d = a (1 - e cos E); on the sky
+//   b^2 = x_w^2 + cos(i)^2 y_w^2,   Z = y_w sin i  (Z > 0: in front).
+// The inclination is given as i itself or by the impact parameter at
+// conjunction, b0 = a cos i (1 - e^2) / (1 + e sin omega).
+#ifndef JAXLIB_EXT_TRANSIT_ORBIT_H_
+#define JAXLIB_EXT_TRANSIT_ORBIT_H_
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/kepler_solve/kepler_solve.h"
+#include "jaxlib_ext/limb_dark/elementary.h"
+
+#if !JAXEXT_DEVICE_PATH
+#include <cmath>
+#endif
+
+namespace jaxext {
+namespace transit {
+
+// (The types here and in transit.h's Outputs are shared by every CPU
+// variant's copy of the math: outside its namespace.)
+
+// The orbital parameters, in the order of the op's parameter row
+// (transit_ffi.h); kRadius, the planet's radius, is the light curve's.
+enum Param {
+  kPeriod = 0,
+  kT0 = 1,
+  kSemiMajor = 2,
+  kInclination = 3,  // the impact parameter b0 or the inclination i, by Geometry
+  kRadius = 4,
+  kEccentricity = 5,
+  kOmega = 6,
+  kParamCount = 7,
+};
+
+// How the row gives the inclination (the op's `geometry` attribute).
+enum class Geometry { kImpactParameter = 0, kInclination = 1 };
+
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+namespace detail {
+using limb_dark::kPi;
+using limb_dark::detail::Abs;
+using limb_dark::detail::Cos;
+using limb_dark::detail::IsFinite;
+using limb_dark::detail::NaN;
+using limb_dark::detail::Sin;
+using limb_dark::detail::Sqrt;
+
+// The C functions the light curve's elementary.h has no wrapper for:
+// std::'s on the host, the global ones on the device path.
+#if JAXEXT_DEVICE_PATH
+JAXEXT_HD double Atan2(double y, double x) { return ::atan2(y, x); }
+JAXEXT_HD double Floor(double x) { return ::floor(x); }
+JAXEXT_HD double Ceil(double x) { return ::ceil(x); }
+#else
+JAXEXT_HD double Atan2(double y, double x) { return std::atan2(y, x); }
+JAXEXT_HD double Floor(double x) { return std::floor(x); }
+JAXEXT_HD double Ceil(double x) { return std::ceil(x); }
+#endif
+}  // namespace detail
+
+// One row's orbit made ready for its times.
+struct Orbit {
+  bool valid;  // false: a parameter outside its domain (every output NaN)
+  double period, t0, a, e, omega;
+  double mean_motion;          // 2 pi / P
+  double sin_w, cos_w;         // of omega
+  double root;                 // sqrt(1 - e^2)
+  double cos_i, sin_i;         // sin i >= 0 for the impact parameter
+  double d_cos_i[kParamCount];  // d cos i / d parameter
+  double mean_at_t0;           // M_c
+  double d_mean_at_t0_de, d_mean_at_t0_dw;
+};
+
+JAXEXT_HD Orbit MakeOrbit(const double* p, Geometry geometry) {
+  using namespace detail;
+  Orbit o = {};
+  o.period = p[kPeriod];
+  o.t0 = p[kT0];
+  o.a = p[kSemiMajor];
+  o.e = p[kEccentricity];
+  o.omega = p[kOmega];
+  const double incl = p[kInclination];
+  o.valid = o.period > 0 && IsFinite(o.period) && IsFinite(o.t0) && o.a > 0 &&
+            IsFinite(o.a) && o.e >= 0 && o.e < 1 && IsFinite(o.omega) && IsFinite(incl);
+  o.mean_motion = 2 * kPi / o.period;
+  o.sin_w = Sin(o.omega);
+  o.cos_w = Cos(o.omega);
+  const double one_minus_e2 = (1 - o.e) * (1 + o.e);
+  o.root = Sqrt(one_minus_e2);
+  if (geometry == Geometry::kImpactParameter) {
+    const double factor = (1 + o.e * o.sin_w) / (o.a * one_minus_e2);
+    o.cos_i = incl * factor;
+    o.valid = o.valid && incl >= 0 && o.cos_i <= 1;
+    o.sin_i = Sqrt((1 - o.cos_i) * (1 + o.cos_i));
+    o.d_cos_i[kInclination] = factor;
+    o.d_cos_i[kSemiMajor] = -o.cos_i / o.a;
+    o.d_cos_i[kEccentricity] =
+        incl * (o.sin_w * one_minus_e2 + 2 * o.e * (1 + o.e * o.sin_w)) /
+        (o.a * one_minus_e2 * one_minus_e2);
+    o.d_cos_i[kOmega] = incl * o.e * o.cos_w / (o.a * one_minus_e2);
+  } else {
+    o.cos_i = Cos(incl);
+    o.sin_i = Sin(incl);
+    o.d_cos_i[kInclination] = -o.sin_i;
+  }
+  // The conjunction: f_c = pi/2 - omega, tan(E_c/2) = sqrt((1-e)/(1+e))
+  // tan(f_c/2); dM/df = (1 - e cos E)^2 / sqrt(1 - e^2) and, at fixed f,
+  // dE/de = -sin E / (1 - e^2).
+  const double half = kPi / 4 - o.omega / 2;
+  const double e_c = 2 * Atan2(Sqrt(1 - o.e) * Sin(half),
+                                              Sqrt(1 + o.e) * Cos(half));
+  const double sin_ec = Sin(e_c), cos_ec = Cos(e_c);
+  const double den = 1 - o.e * cos_ec;
+  o.mean_at_t0 = e_c - o.e * sin_ec;
+  o.d_mean_at_t0_dw = -den * den / o.root;
+  o.d_mean_at_t0_de = -sin_ec * (den / one_minus_e2 + 1);
+  return o;
+}
+
+// The sky position at dt = t - t0: b^2, whether the planet is in front (Z > 0),
+// and, when asked, d(b^2)/d parameter for each parameter (kRadius's 0).
+struct Sky {
+  double b2;
+  bool front;
+  double d_b2[kParamCount];
+};
+
+JAXEXT_HD Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
+  using namespace detail;
+  Sky s;
+  const double mean = o.mean_at_t0 + o.mean_motion * dt;
+  const kepler_solve::detail::Eccentric<double> ecc =
+      kepler_solve::detail::SolveElement(mean, o.e);
+  const double sin_e = ecc.s, cos_e = ecc.c;
+  const double x = o.a * (cos_e - o.e), y = o.a * o.root * sin_e;
+  const double xw = x * o.cos_w - y * o.sin_w, yw = x * o.sin_w + y * o.cos_w;
+  const double c2 = o.cos_i * o.cos_i;
+  s.b2 = xw * xw + c2 * yw * yw;
+  s.front = yw * o.sin_i > 0;
+  if (!with_gradient) return s;
+  // dM per parameter, and the direct dependences on e, omega and a.
+  double d_mean[kParamCount] = {};
+  d_mean[kT0] = -o.mean_motion;
+  d_mean[kPeriod] = -o.mean_motion * dt / o.period;
+  d_mean[kEccentricity] = o.d_mean_at_t0_de;
+  d_mean[kOmega] = o.d_mean_at_t0_dw;
+  const double inv_den = 1 / kepler_solve::detail::OneMinusECos(ecc);
+  for (int j = 0; j < kParamCount; ++j) {
+    const double de = j == kEccentricity ? 1.0 : 0.0;
+    const double dw = j == kOmega ? 1.0 : 0.0;
+    const double da = j == kSemiMajor ? 1.0 : 0.0;
+    const double d_ecc_anomaly = (d_mean[j] + sin_e * de) * inv_den;
+    const double dx = -o.a * sin_e * d_ecc_anomaly - o.a * de + x / o.a * da;
+    const double dy = o.a * o.root * cos_e * d_ecc_anomaly - o.a * o.e / o.root * sin_e * de +
+                      y / o.a * da;
+    const double dxw = dx * o.cos_w - dy * o.sin_w - yw * dw;
+    const double dyw = dx * o.sin_w + dy * o.cos_w + xw * dw;
+    s.d_b2[j] = 2 * (xw * dxw + c2 * yw * dyw + o.cos_i * o.d_cos_i[j] * yw * yw);
+  }
+  return s;
+}
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace transit
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_TRANSIT_ORBIT_H_

@@ -1,0 +1,97 @@
+// The transit model: a planet on a Keplerian orbit in front of a
+// limb-darkened star, F - 1 at times t, averaged over exposures of length T,
+// with the first derivatives in every parameter from the same pass.
+//
+// The math, read top-down: exposure.h (the exposure's mean), contacts.h
+// (the transit's contact times, where the mean's integrals are split),
+// planet_flux.h (F - 1 at one time and its derivatives), orbit.h (the sky
+// separation from Kepler's equation, jaxlib_ext/kepler_solve/), and the
+// light curve of jaxlib_ext/limb_dark/. Header-only, host and device
+// (jaxlib_ext/host_device.h); computes in double for float32 and float64.
+#ifndef JAXLIB_EXT_TRANSIT_TRANSIT_H_
+#define JAXLIB_EXT_TRANSIT_TRANSIT_H_
+
+#include <cstdint>
+
+#include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/limb_dark.h"
+#include "jaxlib_ext/transit/contacts.h"
+#include "jaxlib_ext/transit/exposure.h"
+#include "jaxlib_ext/transit/orbit.h"
+#include "jaxlib_ext/transit/planet_flux.h"
+
+namespace jaxext {
+namespace transit {
+
+// The result buffers of a call (transit_ffi.h): F - 1; dF/d parameter j for
+// j < kParamCount and dF/dT at kParamCount (d[0] null: the value alone);
+// dF/du_j (du[0] null: not asked for).
+template <typename T>
+struct Outputs {
+  T* flux;
+  T* d[kParamCount + 1];
+  T* du[limb_dark::kMaxDerivativesInU];
+};
+
+inline namespace JAXEXT_MATH_NAMESPACE {
+
+// The op's row: the orbital parameters (Param order), then the law's
+// coefficients.
+constexpr int kRowOffsetOfU = kParamCount;
+
+// A row of the op's parameters made ready: `row` holds kParamCount
+// parameters then `order` coefficients of `law`.
+template <typename T>
+JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, limb_dark::Law law,
+                                 Planet* planet) {
+  double p[kParamCount], u[2 * limb_dark::kMaxTableSize];
+  for (int j = 0; j < kParamCount; ++j) p[j] = static_cast<double>(row[j]);
+  for (int j = 0; j < order && j < 2 * limb_dark::kMaxTableSize; ++j) {
+    u[j] = static_cast<double>(row[kRowOffsetOfU + j]);
+  }
+  MakePlanet(p, geometry, law, u, order, planet);
+}
+
+// Element i: F - 1 at t[i] averaged over the exposure T[i] (T = 0: at t[i]
+// itself; T < 0 or NaN: NaN), stored with its derivatives into `out`.
+// `contacts`: the planet's (FindContacts), or null to find them here where
+// an exposure needs them. Returns the number of evaluations of F.
+template <typename T>
+JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts, const T* t,
+                             const T* exposure, std::int64_t i, const Outputs<T>& out) {
+  const int n_du = planet.curve.n_du;
+  const bool derivatives = out.d[0] != nullptr;
+  const bool with_du = out.du[0] != nullptr;
+  double d[kParamCount + 1], du[kMaxDerivativesInU];
+  const double dt = static_cast<double>(t[i]) - planet.orbit.t0;
+  const double span = static_cast<double>(exposure[i]);
+  double value;
+  int evaluations = 1;
+  if (span == 0) {
+    value = FluxAt(planet, dt, derivatives ? d : nullptr, derivatives ? du : nullptr);
+    // The mean's derivative in T vanishes at T = 0.
+    d[kParamCount] = value == value ? 0.0 : value;
+  } else {
+    Contacts found;
+    if (!contacts) {
+      found = FindContacts(planet);
+      contacts = &found;
+    }
+    value = ExposureMean(planet, *contacts, dt, span, derivatives ? d : nullptr,
+                         derivatives ? du : nullptr, &d[kParamCount], &evaluations);
+  }
+  out.flux[i] = static_cast<T>(value);
+  if (derivatives) {
+    for (int j = 0; j <= kParamCount; ++j) out.d[j][i] = static_cast<T>(d[j]);
+    if (with_du) {
+      for (int j = 0; j < n_du; ++j) out.du[j][i] = static_cast<T>(du[j]);
+    }
+  }
+  return evaluations;
+}
+
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace transit
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_TRANSIT_TRANSIT_H_

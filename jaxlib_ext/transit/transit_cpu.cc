@@ -1,0 +1,85 @@
+// The CPU handler of the transit model (the op: transit_ffi.h): the checks,
+// then the instruction-set variant's loop over the times, split across XLA's
+// thread pool, one run per row of parameters.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "jaxlib_ext/constants.h"
+#include "jaxlib_ext/cpu/cpu_isa.h"
+#include "jaxlib_ext/cpu/parallel_for.h"
+#include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/ffi_targets.h"
+#include "jaxlib_ext/transit/transit.h"
+#include "jaxlib_ext/transit/transit_cpu_loops.h"
+#include "jaxlib_ext/transit/transit_ffi.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace jaxext {
+namespace transit {
+
+// kepler.transit's row layout: how many orbital parameters precede u.
+JAXEXT_EXPORT_CONSTANT(TRANSIT_PARAM_COUNT, kParamCount);
+
+namespace {
+
+// A time costs 0.1 to a few us (more with exposures): split across threads
+// from this many on.
+constexpr size_t kParallelMinElements = 512;
+
+ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ffi::AnyBuffer t,
+                          ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
+                          ffi::RemainingRets rest, int32_t law, int32_t geometry) {
+  Layout layout;
+  if (ffi::Error err = CheckLayout(params, t, exposure, *flux, rest, law, geometry, &layout);
+      err.failure()) {
+    return err;
+  }
+  const IsaChoice& isa = ActiveCpuIsa();
+  if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
+  const TransitLoops& loops = LoopsForIsa(isa.isa);
+  return DispatchFloat(kOp, t.element_type(), [&](auto zero) {
+    using T = decltype(zero);
+    const TransitLoop<T> loop = loops.get(zero);
+    const T* p_data = params.typed_data<T>();
+    const T* t_data = t.typed_data<T>();
+    const T* x_data = exposure.typed_data<T>();
+    T* f_data = flux->typed_data<T>();
+    const Layout l = layout;
+    const size_t width = kParamCount + static_cast<size_t>(l.order);
+    ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
+      // Elements [begin, end) may span rows of params: one run per row.
+      while (begin < end) {
+        const size_t row = begin / l.group_size;
+        const size_t stop = std::min(end, (row + 1) * l.group_size);
+        Outputs<T> out{};
+        out.flux = f_data + begin;
+        for (int j = 0; j <= kParamCount; ++j) {
+          out.d[j] = l.d[j] ? static_cast<T*>(l.d[j]) + begin : nullptr;
+        }
+        for (int j = 0; j < l.n_du; ++j) {
+          out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
+        }
+        loop(p_data + row * width, l.order, l.geometry, l.law, t_data + begin, x_data + begin,
+             out, stop - begin);
+        begin = stop;
+      }
+    });
+    return ffi::Error::Success();
+  });
+}
+
+}  // namespace
+}  // namespace transit
+}  // namespace jaxext
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(TransitCpu, jaxext::transit::TransitCpuImpl,
+                              xla::ffi::Ffi::Bind()
+                                  .Ctx<xla::ffi::ThreadPool>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>()
+                                  .RemainingRets()
+                                  .Attr<int32_t>("law")
+                                  .Attr<int32_t>("geometry"));

@@ -1,0 +1,395 @@
+// TransitCpu, the handler XLA calls, driven through a call frame as XLA
+// builds one (jaxlib_ext/cpu/ffi_test_runtime.h), on every thread-pool mode:
+//   - valid calls (float32 and float64; 0-d, empty, multi-dimensional shapes
+//     and one large enough to be split across the pool; rows of params each
+//     serving its own times; with and without exposures): a circular orbit
+//     with a uniform disk equals the lens area of two circles at the
+//     separation computed here in long double; every derivative equals
+//     central differences of F; several rows equal one call per row; the
+//     value alone equals the value with derivatives; nothing depends on
+//     the pool (bitwise);
+//   - adversarial values (NaN and inf in t, T < 0, e >= 1, a <= 0, an
+//     impact parameter beyond the orbit, r < 0): NaN exactly there;
+//   - malformed calls (shapes, dtypes, the row's width, the law's
+//     coefficients, counts of results, unknown law or geometry): an error
+//     naming the problem, and no output written.
+// Run under --config=sanitize by CI.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jaxlib_ext/cpu/ffi_test_runtime.h"
+#include "jaxlib_ext/ffi_targets.h"
+#include "jaxlib_ext/transit/transit.h"
+
+namespace jaxext {
+namespace transit {
+namespace {
+
+using testing::Call;
+using testing::Checks;
+using testing::HostBuffer;
+using testing::MakeBuffer;
+using testing::Num;
+using testing::Outcome;
+using testing::PoolMode;
+using testing::SameBytes;
+using testing::ShapeName;
+using testing::TypeName;
+
+Checks g_checks;
+
+// The results of one call: F - 1, then (with derivatives) dF/d parameter
+// for the kParamCount parameters and dF/dT, then dF/du (with_du).
+struct Outputs {
+  std::vector<HostBuffer> all;
+};
+
+template <typename T>
+Outputs Run(HostBuffer& params, HostBuffer& t, HostBuffer& exposure, int law, int n_du,
+            bool derivatives, bool with_du, PoolMode mode, Outcome* outcome) {
+  Outputs out;
+  const size_t count = 1 + (derivatives ? kParamCount + 1 + (with_du ? n_du : 0) : 0);
+  for (size_t k = 0; k < count; ++k) out.all.push_back(MakeBuffer<T>(t.dims(), T(7)));
+  Call call;
+  call.Arg(params).Arg(t).Arg(exposure);
+  for (HostBuffer& x : out.all) call.Ret(x);
+  call.I32Attr("geometry", 0).I32Attr("law", law);
+  *outcome = call.Run(TransitCpu, mode);
+  return out;
+}
+
+bool Same(Outputs& a, Outputs& b, size_t count) {
+  for (size_t k = 0; k < count; ++k) {
+    if (!SameBytes(a.all[k], b.all[k])) return false;
+  }
+  return true;
+}
+
+// The uniform disk's F - 1 at separation b for radius r, in long double.
+double UniformDisk(long double b, long double r) {
+  using LD = long double;
+  const LD pi = 3.141592653589793238462643383279502884L;
+  if (b >= 1 + r) return 0;
+  if (b <= r - 1) return -1;
+  if (b <= 1 - r) return static_cast<double>(-r * r);
+  const LD k0 = std::acos((r * r + b * b - 1) / (2 * b * r));
+  const LD k1 = std::acos((1 - r * r + b * b) / (2 * b));
+  const LD area = std::sqrt(std::max(LD(0), 4 * b * b - (1 + b * b - r * r) * (1 + b * b - r * r)));
+  return static_cast<double>(-(r * r * k0 + k1 - area / 2) / pi);
+}
+
+// A circular orbit's separation at t: b^2 = a^2 (cos^2 phi + cos^2 i sin^2
+// phi) with phi = pi/2 + 2 pi (t - t0) / P; in front where sin(phi) > 0.
+long double CircularSeparation(const double* p, double t, bool* front) {
+  using LD = long double;
+  const LD pi = 3.141592653589793238462643383279502884L;
+  const LD phi = pi / 2 + 2 * pi * (LD(t) - p[kT0]) / p[kPeriod];
+  const LD cos_i = LD(p[kInclination]) / p[kSemiMajor];
+  *front = std::sin(phi) > 0;
+  return p[kSemiMajor] * std::sqrt(std::cos(phi) * std::cos(phi) +
+                                   cos_i * cos_i * std::sin(phi) * std::sin(phi));
+}
+
+template <typename T>
+HostBuffer Rows(const std::vector<std::vector<double>>& rows, std::vector<int64_t> lead) {
+  const int64_t width = static_cast<int64_t>(rows[0].size());
+  lead.push_back(width);
+  HostBuffer b = MakeBuffer<T>(lead);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (int64_t j = 0; j < width; ++j) b.data<T>()[k * width + j] = static_cast<T>(rows[k][j]);
+  }
+  return b;
+}
+
+// Times around a transit (and a period or two away), a quarter with an
+// exposure of up to twice the transit's duration.
+template <typename T>
+void FillTimes(const std::vector<double>& p, HostBuffer& t, HostBuffer& exposure,
+               bool exposures, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const double duration = p[kPeriod] / (3.14159 * p[kSemiMajor]) * 2.4;
+  for (size_t i = 0; i < t.count(); ++i) {
+    const double k = std::floor(5 * unit(rng)) - 2;
+    t.data<T>()[i] = static_cast<T>(p[kT0] + k * p[kPeriod] + (unit(rng) - 0.5) * duration);
+    exposure.data<T>()[i] =
+        static_cast<T>(exposures && i % 4 == 1 ? 2 * duration * unit(rng) : 0.0);
+  }
+}
+
+template <typename T>
+void ValidCalls(const std::vector<int64_t>& dims, bool exposures, std::mt19937_64& rng) {
+  // P, t0, a, b0, r, e, omega; a quadratic law.
+  const std::vector<double> p = {3.0, 0.25, 8.0, 0.3, 0.1, 0.0, 0.0, 0.4, 0.26};
+  HostBuffer params = Rows<T>({p}, {});
+  HostBuffer t = MakeBuffer<T>(dims), exposure = MakeBuffer<T>(dims);
+  FillTimes<T>(p, t, exposure, exposures, rng);
+  const std::string what = std::string(TypeName<T>()) + " " + ShapeName(dims) +
+                           (exposures ? " with exposures" : "");
+  const size_t all = 1 + kParamCount + 1 + 2;
+  Outcome outcome;
+  Outputs full = Run<T>(params, t, exposure, 0, 2, true, true, PoolMode::kNone, &outcome);
+  g_checks.Expect(outcome.ok, what + ": valid call accepted", outcome.message);
+  if (!outcome.ok) return;
+  for (PoolMode mode : testing::kAllPoolModes) {
+    Outputs again = Run<T>(params, t, exposure, 0, 2, true, true, mode, &outcome);
+    g_checks.Expect(outcome.ok && Same(again, full, all),
+                    what + ": " + testing::PoolModeName(mode) + " equals serial (bitwise)",
+                    outcome.message);
+    Outputs value = Run<T>(params, t, exposure, 0, 2, false, false, mode, &outcome);
+    g_checks.Expect(outcome.ok && Same(value, full, 1),
+                    what + ": the value alone equals the value with derivatives (bitwise)",
+                    outcome.message);
+    Outputs no_du = Run<T>(params, t, exposure, 0, 2, true, false, mode, &outcome);
+    g_checks.Expect(outcome.ok && Same(no_du, full, 1 + kParamCount + 1),
+                    what + ": asking for dF/du changes no other output", outcome.message);
+  }
+  if (!std::is_same<T, double>::value) return;
+  // Every derivative against central differences of the value (float64;
+  // steps 1e-6 relative, 1e-7 for the period, whose derivative grows with
+  // the number of periods from t0).
+  int wrong = 0;
+  std::string first;
+  double worst = 0;
+  for (size_t j = 0; j < p.size() + 1; ++j) {
+    std::vector<double> plus = p, minus = p;
+    HostBuffer t_plus = MakeBuffer<T>(dims), t_minus = MakeBuffer<T>(dims);
+    HostBuffer x_plus = MakeBuffer<T>(dims), x_minus = MakeBuffer<T>(dims);
+    double step;
+    for (size_t i = 0; i < t.count(); ++i) {
+      t_plus.data<T>()[i] = t_minus.data<T>()[i] = t.data<T>()[i];
+      x_plus.data<T>()[i] = x_minus.data<T>()[i] = exposure.data<T>()[i];
+    }
+    if (j < p.size()) {
+      step = (j == kPeriod ? 1e-7 : 1e-6) * std::max(1.0, std::fabs(p[j]));
+      plus[j] += step;
+      minus[j] -= step;
+    } else {
+      step = 1e-6;
+      for (size_t i = 0; i < t.count(); ++i) {
+        if (exposure.data<T>()[i] > 0) {
+          x_plus.data<T>()[i] += step;
+          x_minus.data<T>()[i] -= step;
+        }
+      }
+    }
+    HostBuffer rp = Rows<T>({plus}, {}), rm = Rows<T>({minus}, {});
+    Outputs up = Run<T>(rp, t_plus, x_plus, 0, 2, false, false, PoolMode::kNone, &outcome);
+    Outputs down = Run<T>(rm, t_minus, x_minus, 0, 2, false, false, PoolMode::kNone, &outcome);
+    // Output index: the parameters' in order, dF/dT after them, then dF/du.
+    const size_t column = j < kParamCount ? 1 + j : j < p.size() ? 2 + j : 1 + kParamCount;
+    for (size_t i = 0; i < t.count(); ++i) {
+      if (j == p.size() && exposure.data<T>()[i] == 0) continue;
+      const double fd = (up.all[0].data<T>()[i] - down.all[0].data<T>()[i]) / (2 * step);
+      const double an = full.all[column].data<T>()[i];
+      const double err = std::fabs(fd - an) / std::max(1.0, std::fabs(an));
+      worst = std::max(worst, err);
+      if (err > 2e-5 && wrong++ == 0) {
+        first = "parameter " + std::to_string(j) + " at t=" + Num(t.data<T>()[i]) +
+                " T=" + Num(exposure.data<T>()[i]) + ": " + Num(an) + " vs " + Num(fd);
+      }
+    }
+  }
+  g_checks.Expect(wrong == 0, what + ": derivatives equal central differences",
+                  std::to_string(wrong) + " wrong, worst " + Num(worst) + ", first " + first);
+}
+
+// A uniform disk on a circular orbit against the long-double separation
+// and lens area.
+void UniformDiskCalls(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  double worst = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    const double r = 0.01 + 0.3 * unit(rng), a = 3 + 20 * unit(rng);
+    const std::vector<double> p = {1 + 10 * unit(rng), unit(rng), a, (1 + r) * unit(rng),
+                                   r, 0.0, 6 * unit(rng) - 3};
+    HostBuffer params = Rows<double>({p}, {});
+    HostBuffer t = MakeBuffer<double>({200}), exposure = MakeBuffer<double>({200});
+    FillTimes<double>(p, t, exposure, false, rng);
+    Outcome outcome;
+    Outputs out = Run<double>(params, t, exposure, 0, 0, false, false, PoolMode::kNone, &outcome);
+    for (size_t i = 0; i < t.count(); ++i) {
+      bool front;
+      const long double b = CircularSeparation(p.data(), t.data<double>()[i], &front);
+      const double ref = front ? UniformDisk(b, r) : 0.0;
+      worst = std::max(worst, std::fabs(out.all[0].data<double>()[i] - ref));
+    }
+  }
+  g_checks.Expect(worst < 1e-14, "uniform disk, circular orbits: the lens area",
+                  "worst " + Num(worst));
+}
+
+// Rows of params, each serving its own times, equal one call per row.
+template <typename T>
+void GroupedCalls(std::mt19937_64& rng) {
+  const std::vector<std::vector<double>> rows = {
+      {3.0, 0.1, 8.0, 0.3, 0.1, 0.0, 0.0, 0.4, 0.26},
+      {5.0, -0.2, 12.0, 0.5, 0.05, 0.3, 1.0, 0.2, 0.3},
+      {2.0, 0.0, 6.0, 0.9, 0.15, 0.6, -2.0, 0.5, 0.1}};
+  HostBuffer params = Rows<T>(rows, {3});
+  HostBuffer t = MakeBuffer<T>({3, 40}), exposure = MakeBuffer<T>({3, 40});
+  for (size_t k = 0; k < rows.size(); ++k) {
+    HostBuffer tk = MakeBuffer<T>({40}), xk = MakeBuffer<T>({40});
+    FillTimes<T>(rows[k], tk, xk, true, rng);
+    for (int i = 0; i < 40; ++i) {
+      t.data<T>()[k * 40 + i] = tk.data<T>()[i];
+      exposure.data<T>()[k * 40 + i] = xk.data<T>()[i];
+    }
+  }
+  Outcome outcome;
+  Outputs all = Run<T>(params, t, exposure, 0, 2, true, true, PoolMode::kThreads, &outcome);
+  bool same = outcome.ok;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    HostBuffer pk = Rows<T>({rows[k]}, {});
+    HostBuffer tk = MakeBuffer<T>({40}), xk = MakeBuffer<T>({40});
+    for (int i = 0; i < 40; ++i) {
+      tk.data<T>()[i] = t.data<T>()[k * 40 + i];
+      xk.data<T>()[i] = exposure.data<T>()[k * 40 + i];
+    }
+    Outputs one = Run<T>(pk, tk, xk, 0, 2, true, true, PoolMode::kNone, &outcome);
+    for (size_t c = 0; c < one.all.size(); ++c) {
+      for (int i = 0; i < 40; ++i) {
+        same = same && std::memcmp(&one.all[c].data<T>()[i], &all.all[c].data<T>()[k * 40 + i],
+                                   sizeof(T)) == 0;
+      }
+    }
+  }
+  g_checks.Expect(same, std::string(TypeName<T>()) + ": rows of params equal one call per row",
+                  outcome.message);
+}
+
+template <typename T>
+void AdversarialValues() {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const std::vector<double> good = {3.0, 0.0, 8.0, 0.3, 0.1, 0.2, 0.5, 0.4, 0.26};
+  // Times and exposures: NaN, +-inf, T < 0 give NaN; the rest finite.
+  {
+    const std::vector<T> ts = {0, 0.01, nan, inf, -inf, 0.02, 0.0};
+    const std::vector<T> xs = {0, 0.02, 0, 0, 0, -0.01, nan};
+    HostBuffer params = Rows<T>({good}, {});
+    HostBuffer t = MakeBuffer<T>({7}), exposure = MakeBuffer<T>({7});
+    for (int i = 0; i < 7; ++i) {
+      t.data<T>()[i] = ts[i];
+      exposure.data<T>()[i] = xs[i];
+    }
+    Outcome outcome;
+    Outputs out = Run<T>(params, t, exposure, 0, 2, true, true, PoolMode::kNone, &outcome);
+    bool ok = outcome.ok;
+    for (int i = 0; i < 7; ++i) {
+      const bool expect_nan = i >= 2;
+      for (HostBuffer& x : out.all) ok = ok && std::isnan(x.data<T>()[i]) == expect_nan;
+    }
+    g_checks.Expect(ok, std::string(TypeName<T>()) + ": NaN and inf times, T < 0: NaN there",
+                    outcome.message);
+  }
+  // Parameters outside their domain: NaN everywhere.
+  const std::vector<std::pair<int, double>> bad = {
+      {kPeriod, 0.0}, {kPeriod, -1.0}, {kSemiMajor, 0.0}, {kEccentricity, 1.0},
+      {kEccentricity, -0.1}, {kInclination, -0.1}, {kInclination, 20.0}, {kRadius, -0.1},
+      {kT0, static_cast<double>(nan)}, {kOmega, static_cast<double>(inf)},
+      {kParamCount + 1, static_cast<double>(nan)}};
+  for (const auto& [index, value] : bad) {
+    std::vector<double> row = good;
+    row[index] = value;
+    HostBuffer params = Rows<T>({row}, {});
+    HostBuffer t = MakeBuffer<T>({4}), exposure = MakeBuffer<T>({4});
+    for (int i = 0; i < 4; ++i) {
+      t.data<T>()[i] = static_cast<T>(0.01 * i + (i == 3 ? 1.5 : 0.0));
+      exposure.data<T>()[i] = static_cast<T>(i % 2 ? 0.02 : 0.0);
+    }
+    Outcome outcome;
+    Outputs out = Run<T>(params, t, exposure, 0, 2, true, true, PoolMode::kNone, &outcome);
+    int finite = 0;
+    for (HostBuffer& x : out.all) {
+      for (int i = 0; i < 4; ++i) finite += !std::isnan(x.data<T>()[i]);
+    }
+    g_checks.Expect(outcome.ok && finite == 0,
+                    std::string(TypeName<T>()) + ": parameter " + std::to_string(index) + " = " +
+                        Num(value) + " gives NaN everywhere",
+                    std::to_string(finite) + " not NaN " + outcome.message);
+  }
+}
+
+void MalformedCalls() {
+  HostBuffer params = MakeBuffer<double>({kParamCount + 2}, 0.3);
+  HostBuffer t = MakeBuffer<double>({4}, 0.5), x = MakeBuffer<double>({4}, 0.0);
+  HostBuffer t3 = MakeBuffer<double>({3}, 0.5), x_f32 = MakeBuffer<float>({4}, 0.0f);
+  HostBuffer narrow = MakeBuffer<double>({kParamCount - 1}, 0.3);
+  HostBuffer p_f32 = MakeBuffer<float>({kParamCount + 2}, 0.3f);
+  HostBuffer p_lead = MakeBuffer<double>({3, kParamCount + 2}, 0.3);
+  std::vector<HostBuffer> outs;
+  for (int k = 0; k < 1 + kParamCount + 1 + 2; ++k) outs.push_back(MakeBuffer<double>({4}));
+  HostBuffer short_out = MakeBuffer<double>({3});
+  auto results = [&](size_t count) {
+    std::vector<HostBuffer*> r;
+    for (size_t k = 0; k < count; ++k) r.push_back(&outs[k]);
+    return r;
+  };
+  auto call = [](HostBuffer& p, HostBuffer& t_, HostBuffer& x_,
+                 const std::vector<HostBuffer*>& rets, int law, int geometry) {
+    Call c;
+    c.Arg(p).Arg(t_).Arg(x_);
+    for (HostBuffer* r : rets) c.Ret(*r);
+    c.I32Attr("geometry", geometry).I32Attr("law", law);
+    return c;
+  };
+  auto reject = [](Call c, const std::string& what, const std::string& expect,
+                   const std::vector<HostBuffer*>& rets) {
+    g_checks.ExpectRejected(TransitCpu, c, what, expect, rets);
+  };
+  const auto all = results(outs.size());
+  reject(call(params, t, t3, all, 0, 0), "t (4,) and exposure (3,)", "exposure has shape (3,)",
+         all);
+  reject(call(params, t, x_f32, all, 0, 0), "exposure of another dtype", "different dtype", all);
+  reject(call(p_f32, t, x, all, 0, 0), "params of another dtype", "params must have t's dtype",
+         all);
+  reject(call(narrow, t, x, all, 0, 0), "a row narrower than the orbit",
+         "the orbit alone takes", all);
+  reject(call(p_lead, t, x, all, 0, 0), "params' leading dimension not t's",
+         "leading dimensions of params", all);
+  reject(call(params, t, x, results(3), 0, 0), "three results", "3 results; expected 1", results(3));
+  std::vector<HostBuffer*> wrong_shape = all;
+  wrong_shape[4] = &short_out;
+  reject(call(params, t, x, wrong_shape, 0, 0), "a derivative of another shape",
+         "d_3 has shape (3,)", wrong_shape);
+  for (int count : {1, 1 + kParamCount + 1, 1 + kParamCount + 1 + 2}) {
+    Outcome ok = call(params, t, x, results(count), 0, 0).Run(TransitCpu, PoolMode::kNone);
+    g_checks.Expect(ok.ok, std::to_string(count) + " results: accepted", ok.message);
+  }
+  reject(call(params, t, x, all, -1, 0), "an unknown law", "unknown law -1", all);
+  reject(call(params, t, x, all, 2, 0), "coefficients the law does not take",
+         "takes 4 coefficients", all);
+  reject(call(params, t, x, all, 0, 2), "an unknown geometry", "geometry 2", all);
+  Call stage = call(params, t, x, all, 0, 0);
+  stage.Stage(XLA_FFI_ExecutionStage_PREPARE);
+  reject(std::move(stage), "the prepare stage", "Wrong execution stage", all);
+}
+
+int Main() {
+  std::mt19937_64 rng(20261127);
+  const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {2, 0}, {5}, {3, 7}, {3000}};
+  for (const auto& dims : shapes) {
+    for (bool exposures : {false, true}) {
+      ValidCalls<double>(dims, exposures, rng);
+      ValidCalls<float>(dims, exposures, rng);
+    }
+  }
+  UniformDiskCalls(rng);
+  GroupedCalls<double>(rng);
+  GroupedCalls<float>(rng);
+  AdversarialValues<double>();
+  AdversarialValues<float>();
+  MalformedCalls();
+  return g_checks.Summary();
+}
+
+}  // namespace
+}  // namespace transit
+}  // namespace jaxext
+
+int main() { return jaxext::transit::Main(); }

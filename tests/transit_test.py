@@ -1,0 +1,443 @@
+"""kepler.transit against independent references, and its API.
+
+- Without exposures: F - 1 against kepler.limb_dark.light_curve at the
+  separation of an mpmath orbit (Kepler's equation solved to 30 digits, the
+  sky position from the true anomaly), within 1e-14; the derivatives in
+  every orbital parameter against the chain of limb_dark's derivatives and
+  mpmath differences of the orbit's separation (1e-9 relative).
+- With exposures: the mean against an adaptive reference (the op's own
+  non-integrated curve, verified above, integrated over panels graded
+  geometrically toward the contact times, which a numpy orbit and a root
+  finder give independently), within 1e-9, for T from seconds to three
+  transit durations; its derivatives against central differences of it.
+- Radial velocities against the mpmath orbit; the API: errors, NaN rules,
+  broadcasting, dtypes, jit, grad, vmap (one kernel call for a batch).
+"""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import jax
+import jax.numpy as jnp
+import mpmath as mp
+import numpy as np
+
+from tests import x64_mode  # sets jax_enable_x64 before JAX is used
+import kepler
+from kepler import limb_dark
+from kepler import transit
+
+X64 = x64_mode.X64
+# The computation's dtype: float32 with jax_enable_x64 off, where every
+# reference is evaluated at the float32-rounded inputs and the bounds are
+# float32's (the kernel computes in float64 and rounds once: half an ulp of
+# 1 is 6e-8, twice that for a difference of two such results).
+FLOAT = np.dtype(x64_mode.FLOAT).type
+QUADRATIC = (0.4, 0.26)
+# Laws of every kind: (law, u, mu).
+LAWS = (("polynomial", QUADRATIC, None), ("power2", (0.7, 0.6), None),
+        ("nonlinear", (0.5, -0.2, 0.6, -0.2), None),
+        ("tabulated", (1.0, 0.9, 0.75, 0.45), (1.0, 0.7, 0.35, 0.0)))
+mp.mp.dps = 30
+
+
+def _orbits(seed, count):
+  """Orbits drawn (seeded): P in [1, 30], a with periastron beyond 1.5 +
+  r, e in [0, 0.9] (every other one circular), omega any, r in [0.01, 0.3],
+  b0 in [0, 1 + r] (full, grazing and near-grazing transits)."""
+  rng = np.random.default_rng(seed)
+  out = []
+  for k in range(count):
+    period, e = rng.uniform(1, 30), (rng.uniform(0, 0.9) if k % 2 else 0.0)
+    r = rng.uniform(0.01, 0.3)
+    a = max(rng.uniform(3, 40), (1.5 + r) / (1 - e))
+    p = dict(period=period, t0=rng.uniform(-10, 10), a=a, b=rng.uniform(0, 1 + r), r=r, ecc=e,
+             omega=rng.uniform(-np.pi, np.pi))
+    out.append({k: float(FLOAT(v)) for k, v in p.items()})
+  return out
+
+
+def _mp_sky(t, p, inc=None):
+  """(b, Z) at t from mpmath: E by Newton's method to 30 digits, the true
+  anomaly, the position; the orbit of docs/transit_model.md."""
+  e, w, a = mp.mpf(p["ecc"]), mp.mpf(p["omega"]), mp.mpf(p["a"])
+  fc = mp.pi / 2 - w
+  ec = 2 * mp.atan2(mp.sqrt(1 - e) * mp.sin(fc / 2), mp.sqrt(1 + e) * mp.cos(fc / 2))
+  m = ec - e * mp.sin(ec) + 2 * mp.pi * (mp.mpf(t) - mp.mpf(p["t0"])) / mp.mpf(p["period"])
+  m = m - 2 * mp.pi * mp.floor(m / (2 * mp.pi))
+  big_e = m if e < 0.8 else mp.pi
+  for _ in range(60):
+    big_e -= (big_e - e * mp.sin(big_e) - m) / (1 - e * mp.cos(big_e))
+  f = 2 * mp.atan2(mp.sqrt(1 + e) * mp.sin(big_e / 2), mp.sqrt(1 - e) * mp.cos(big_e / 2))
+  d = a * (1 - e * mp.cos(big_e))
+  cos_i = (mp.cos(inc) if inc is not None
+           else mp.mpf(p["b"]) * (1 + e * mp.sin(w)) / (a * (1 - e * e)))
+  sin_i = mp.sqrt(1 - cos_i**2) if inc is None else mp.sin(inc)
+  x, y = -d * mp.cos(w + f), -d * mp.sin(w + f) * cos_i
+  return mp.sqrt(x * x + y * y), d * mp.sin(w + f) * sin_i
+
+
+def _half_duration(p):
+  """About half the transit's duration: (1 + r) over the sky speed at
+  conjunction, 2 pi a (1 + e sin omega) / (P sqrt(1 - e^2))."""
+  speed = 2 * np.pi * p["a"] * (1 + p["ecc"] * np.sin(p["omega"])) / (
+      p["period"] * np.sqrt(1 - p["ecc"]**2))
+  return (1 + p["r"]) / speed
+
+
+def _times(p, rng, count, spread=1.5):
+  """Times around transits of several epochs: within `spread` half-durations
+  of a conjunction."""
+  epochs = rng.integers(-3, 4, count)
+  t = p["t0"] + epochs * p["period"] + rng.uniform(-spread, spread, count) * _half_duration(p)
+  return t.astype(FLOAT).astype(np.float64)
+
+
+def _model(t, p, law="polynomial", u=QUADRATIC, mu=None, exposure_time=0.0, **kwargs):
+  return transit.light_curve(t, period=p["period"], t0=p["t0"], a=p["a"], b=p["b"], r=p["r"],
+                             ecc=p["ecc"], omega=p["omega"], u=u, law=law, mu=mu,
+                             exposure_time=exposure_time, **kwargs)
+
+
+class ValuesTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(*[(law, law, u, mu) for law, u, mu in LAWS])
+  def test_against_the_light_curve_at_an_mpmath_orbit(self, law, u, mu):
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for p in _orbits(11, 8):
+      t = _times(p, rng, 12)
+      sky = [_mp_sky(x, p) for x in t]
+      b = np.array([float(s[0]) for s in sky])
+      front = np.array([s[1] > 0 for s in sky])
+      ref = np.where(front, np.asarray(limb_dark.light_curve(u, b, p["r"], law=law, mu=mu)), 0.0)
+      got = np.asarray(_model(t, p, law, u, mu))
+      worst = max(worst, np.max(np.abs(got - ref)))
+      self.assertTrue(np.any(ref < 0), "some times in transit")
+    self.assertLess(worst, 1e-14 if X64 else 1.2e-7)
+
+  def test_inclination_equals_impact_parameter(self):
+    rng = np.random.default_rng(8)
+    for p in _orbits(12, 6):
+      cos_i = p["b"] * (1 + p["ecc"] * np.sin(p["omega"])) / (p["a"] * (1 - p["ecc"]**2))
+      inc = float(FLOAT(np.arccos(cos_i)))
+      t = _times(p, rng, 20)
+      by_inc = transit.light_curve(t, period=p["period"], t0=p["t0"], a=p["a"], inc=inc,
+                                   r=p["r"], ecc=p["ecc"], omega=p["omega"], u=QUADRATIC)
+      np.testing.assert_allclose(by_inc, _model(t, p), atol=1e-13 if X64 else 1e-5)
+
+  def test_behind_the_star_is_zero(self):
+    p = dict(period=3.0, t0=0.5, a=3.0, b=0.0, r=0.2, ecc=0.0, omega=0.0)
+    # Half a period from t0 the planet is behind the star, at b = 0 on the sky.
+    t = 0.5 + 1.5 + np.linspace(-0.05, 0.05, 11)
+    self.assertTrue(np.all(np.asarray(_model(t, p)) == 0))
+
+  def test_radial_velocity_against_the_mpmath_orbit(self):
+    rng = np.random.default_rng(9)
+    for p in _orbits(13, 6):
+      t = p["t0"] + rng.uniform(-2, 2, 15) * p["period"]
+      got = transit.radial_velocity(t, period=p["period"], t0=p["t0"], K=12.5, ecc=p["ecc"],
+                                    omega=p["omega"])
+      ref = []
+      for x in t:
+        e, w = mp.mpf(p["ecc"]), mp.mpf(p["omega"])
+        fc = mp.pi / 2 - w
+        ec = 2 * mp.atan2(mp.sqrt(1 - e) * mp.sin(fc / 2), mp.sqrt(1 + e) * mp.cos(fc / 2))
+        m = ec - e * mp.sin(ec) + 2 * mp.pi * (mp.mpf(x) - p["t0"]) / p["period"]
+        big_e = mp.findroot(lambda z: z - e * mp.sin(z) - m, m)
+        f = 2 * mp.atan2(mp.sqrt(1 + e) * mp.sin(big_e / 2), mp.sqrt(1 - e) * mp.cos(big_e / 2))
+        ref.append(float(12.5 * (mp.cos(w + f) + e * mp.cos(w))))
+      np.testing.assert_allclose(got, ref, atol=1e-12 if X64 else 1e-4)
+    # Circular: receding before the transit, approaching after.
+    v = transit.radial_velocity(np.array([-0.1, 0.0, 0.1]), period=3.0, t0=0.0, K=1.0)
+    self.assertGreater(v[0], 0)
+    self.assertLess(abs(float(v[1])), 1e-6)
+    self.assertLess(v[2], 0)
+
+
+class DerivativeTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(("impact", False), ("inclination", True))
+  def test_orbit_derivatives_against_mpmath(self, by_inc):
+    """dF/dx = dF/db db/dx (+ dF/dr for r): db/dx by mpmath central
+    differences of the orbit (step 1e-12, 30 digits), dF/db and dF/dr from
+    kepler.limb_dark's own derivatives."""
+    rng = np.random.default_rng(10)
+    names = ("period", "t0", "a", "inc" if by_inc else "b", "ecc", "omega")
+    worst = 0.0
+    for p in _orbits(14, 6):
+      if by_inc:
+        cos_i = p["b"] * (1 + p["ecc"] * np.sin(p["omega"])) / (p["a"] * (1 - p["ecc"]**2))
+        p = dict(p, inc=float(FLOAT(np.arccos(cos_i))))
+      t = _times(p, rng, 8, spread=0.5)
+      inc = p.get("inc")
+
+      def model(params):
+        kwargs = dict(params)
+        kwargs.pop("b" if by_inc else "inc", None)
+        return transit.light_curve(t, u=QUADRATIC, **kwargs)
+
+      params = {k: jnp.asarray(v, FLOAT) for k, v in p.items()}
+      jac = jax.jacfwd(model)(params)
+      for k, x in enumerate(t):
+        b, z = _mp_sky(x, p, inc)
+        if z <= 0 or not float(b) < 1 + p["r"]:
+          continue
+        d_db, d_dr = jax.grad(lambda bb, rr: limb_dark.light_curve(QUADRATIC, bb, rr),
+                              argnums=(0, 1))(float(b), p["r"])
+        for name in names:
+          h = mp.mpf("1e-12")
+          up, down = dict(p), dict(p)
+          up[name] = mp.mpf(p[name]) + h
+          down[name] = mp.mpf(p[name]) - h
+          db = (_mp_sky(x, up, up.get("inc"))[0] - _mp_sky(x, down, down.get("inc"))[0]) / (2 * h)
+          ref = float(d_db) * float(db)
+          got = float(jac[name][k])
+          worst = max(worst, abs(got - ref) / max(abs(ref), 1e-6))
+        worst = max(worst, abs(float(jac["r"][k]) - float(d_dr)) / max(abs(float(d_dr)), 1e-6))
+    # float32: the separation rounded to float32 before limb_dark's dF/db.
+    self.assertLess(worst, 1e-9 if X64 else 1e-4)
+
+  def test_coefficients_time_and_reverse_mode(self):
+    """dF/du from the op equals limb_dark's at the same separation; dF/dt
+    = -dF/dt0; reverse mode equals forward mode."""
+    p = _orbits(15, 1)[0]
+    t = jnp.asarray(_times(p, np.random.default_rng(3), 30, spread=0.6), FLOAT)
+    for law, u, mu in LAWS:
+      u = jnp.asarray(u, FLOAT)
+      d_u = jax.jacfwd(lambda uu: _model(t, p, law, uu, mu))(u)
+      sky = [_mp_sky(float(x), p) for x in t]
+      b = np.array([float(s[0]) for s in sky])
+      front = np.array([s[1] > 0 for s in sky])
+      ref = jax.jacfwd(lambda uu: limb_dark.light_curve(uu, b, p["r"], law=law, mu=mu))(u)
+      ref = np.where(front[:, None], ref, 0)
+      np.testing.assert_allclose(d_u, ref, atol=1e-12 if X64 else 1e-5)
+    d_t = jax.vmap(jax.grad(lambda x: _model(x, p)))(t)
+    d_t0 = jax.jacfwd(lambda x0: _model(t, dict(p, t0=x0)))(jnp.asarray(p["t0"], FLOAT))
+    np.testing.assert_allclose(d_t, -d_t0, rtol=1e-12 if X64 else 1e-6, atol=1e-30)
+    args = {k: jnp.asarray(v, FLOAT) for k, v in p.items()}
+    loss = lambda q: jnp.sum(transit.light_curve(t, u=QUADRATIC, exposure_time=0.02, **q)**2)
+    rev = jax.grad(loss)(args)
+    fwd = jax.jacfwd(loss)(args)
+    for k in args:
+      np.testing.assert_allclose(rev[k], fwd[k], rtol=1e-10 if X64 else 1e-4, atol=1e-30)
+
+
+def _np_separation(t, p):
+  """b^2(t) and Z(t) in numpy (an orbit written apart from the op's: E by
+  Newton's method, position from the true anomaly)."""
+  e, w = p["ecc"], p["omega"]
+  fc = np.pi / 2 - w
+  ec = 2 * np.arctan2(np.sqrt(1 - e) * np.sin(fc / 2), np.sqrt(1 + e) * np.cos(fc / 2))
+  m = np.mod(ec - e * np.sin(ec) + 2 * np.pi * (np.asarray(t) - p["t0"]) / p["period"], 2 * np.pi)
+  big_e = np.where(e < 0.8, m, np.pi)
+  for _ in range(50):
+    big_e = big_e - (big_e - e * np.sin(big_e) - m) / (1 - e * np.cos(big_e))
+  f = 2 * np.arctan2(np.sqrt(1 + e) * np.sin(big_e / 2), np.sqrt(1 - e) * np.cos(big_e / 2))
+  d = p["a"] * (1 - e * np.cos(big_e))
+  cos_i = p["b"] * (1 + e * np.sin(w)) / (p["a"] * (1 - e * e))
+  return d**2 * (np.cos(w + f)**2 + (np.sin(w + f) * cos_i)**2), d * np.sin(w + f)
+
+
+def _contacts(p):
+  """The transit's breakpoints relative to t0 (times where b = 1 + r and b =
+  |1 - r|, and the least separation), by a fine scan and bisection."""
+  half = 3 * _half_duration(p)
+  grid = np.linspace(-half, half, 4001)
+  b2, z = _np_separation(p["t0"] + grid, p)
+  front = z > 0
+  out = [grid[np.argmin(np.where(front, b2, np.inf))]]
+  for radius in (1 + p["r"], abs(1 - p["r"])):
+    g = np.where(front, b2 - radius**2, 1.0)
+    for k in np.nonzero(np.sign(g[:-1]) != np.sign(g[1:]))[0]:
+      lo, hi = grid[k], grid[k + 1]
+      sign = np.sign(g[k])
+      for _ in range(80):
+        mid = (lo + hi) / 2
+        if np.sign(_np_separation(p["t0"] + mid, p)[0] - radius**2) == sign:
+          lo = mid
+        else:
+          hi = mid
+      out.append((lo + hi) / 2)
+  return sorted(out)
+
+
+def _reference_mean(p, t, exposure, law, u, mu):
+  """The mean of the op's non-integrated F - 1 over each exposure: Gauss-
+  Legendre (12 points) on panels between the breakpoints (every transit's),
+  graded geometrically (ratio 0.3) toward each breakpoint."""
+  x12, w12 = np.polynomial.legendre.leggauss(12)
+  x12, w12 = (x12 + 1) / 2, w12 / 2
+  grading = np.array([0.0] + [0.5 * 0.3**k for k in range(30, 0, -1)] + [0.5] +
+                     [1 - 0.5 * 0.3**k for k in range(1, 31)] + [1.0])
+  taus = _contacts(p)
+  nodes, weights, owner = [], [], []
+  for i, (c, s) in enumerate(zip(t, exposure)):
+    lo, hi = c - s / 2 - p["t0"], c + s / 2 - p["t0"]
+    k0, k1 = int(np.floor((lo - taus[-1]) / p["period"])), int(np.ceil((hi - taus[0]) / p["period"]))
+    cuts = sorted([lo, hi] + [x + k * p["period"] for k in range(k0, k1 + 1) for x in taus
+                              if lo < x + k * p["period"] < hi])
+    for a, b in zip(cuts[:-1], cuts[1:]):
+      edges = a + (b - a) * grading
+      for q0, q1 in zip(edges[:-1], edges[1:]):
+        nodes.append(p["t0"] + q0 + (q1 - q0) * x12)
+        weights.append((q1 - q0) * w12 / s)
+        owner.append(np.full(12, i))
+  nodes, weights, owner = map(np.concatenate, (nodes, weights, owner))
+  values = np.asarray(_model(nodes, p, law, u, mu))
+  return np.bincount(owner, weights * values, minlength=len(t))
+
+
+class ExposureTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(*[(law, law, u, mu) for law, u, mu in LAWS[:3]])
+  def test_mean_against_the_adaptive_reference(self, law, u, mu):
+    rng = np.random.default_rng(16)
+    worst = 0.0
+    for p in _orbits(17, 6):
+      taus = _contacts(p)
+      duration = taus[-1] - taus[0]
+      exposure = duration * np.repeat([1e-4, 0.01, 0.1, 0.3, 1.0, 3.0], 5)
+      t = (p["t0"] + rng.integers(-2, 3, exposure.size) * p["period"] + rng.uniform(
+          -0.8, 0.8, exposure.size) * duration).astype(FLOAT).astype(np.float64)
+      exposure = exposure.astype(FLOAT).astype(np.float64)
+      got = np.asarray(_model(t, p, law, u, mu, exposure_time=exposure))
+      ref = _reference_mean(p, t, exposure, law, u, mu)
+      worst = max(worst, np.max(np.abs(got - ref)))
+    # float32: the reference's nodes are rounded to float32 times.
+    self.assertLess(worst, 1e-9 if X64 else 1e-5)
+
+  def test_derivatives_of_the_mean(self):
+    """dF/dt0 = -(F(t + T/2) - F(t - T/2)) / T and dF/dT = (F(t + T/2) +
+    F(t - T/2)) / (2 T) - mean / T exactly (the mean is an integral of F(t -
+    t0) over [t - T/2, t + T/2]), F the op's non-integrated values; in
+    float64 every derivative against central differences of the mean (step
+    1e-6, bound 2e-5)."""
+    rng = np.random.default_rng(18)
+    for p in _orbits(19, 4):
+      taus = _contacts(p)
+      duration = taus[-1] - taus[0]
+      exposure = (duration * np.repeat([0.05, 0.3, 2.0], 4)).astype(FLOAT)
+      t = (p["t0"] + rng.uniform(-0.6, 0.6, exposure.size) * duration).astype(FLOAT)
+      args = {k: jnp.asarray(v, FLOAT) for k, v in p.items()}
+      model = lambda q, x: transit.light_curve(t, u=QUADRATIC, exposure_time=x, **q)
+      mean = model(args, exposure)
+      jac, jac_x = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(exposure))
+      ends = [np.asarray(_model(np.float64(t) + s * np.float64(exposure) / 2, p), np.float64)
+              for s in (1, -1)]
+      scale = np.max(np.abs(jac["t0"]))
+      np.testing.assert_allclose(jac["t0"], -(ends[0] - ends[1]) / exposure,
+                                 atol=(1e-8 if X64 else 1e-4) * scale)
+      np.testing.assert_allclose(np.diagonal(jac_x),
+                                 (ends[0] + ends[1]) / (2 * exposure) - mean / exposure,
+                                 atol=(1e-8 if X64 else 1e-4) * np.max(np.abs(jac_x)))
+      if not X64:
+        continue
+      for name in args:
+        h = 1e-6 * max(1.0, abs(p[name])) * (0.1 if name == "period" else 1.0)
+        at = lambda k: model(dict(args, **{name: args[name] + k * h}), exposure)
+        if name == "ecc" and p["ecc"] < 2 * h:  # one-sided at a circular orbit
+          fd = (4 * at(1) - 3 * at(0) - at(2)) / (2 * h)
+        else:
+          fd = (at(1) - at(-1)) / (2 * h)
+        # (absolute floor: the differences of a mean exact to ~1e-10)
+        np.testing.assert_allclose(jac[name], fd, rtol=2e-5,
+                                   atol=max(2e-5 * np.max(np.abs(jac[name])), 1e-8),
+                                   err_msg=name)
+
+  def test_out_of_transit_and_scalar_exposure(self):
+    p = _orbits(20, 1)[0]
+    taus = _contacts(p)
+    far = p["t0"] + p["period"] / 2 + np.linspace(-0.01, 0.01, 5)
+    self.assertTrue(np.all(np.asarray(_model(far, p, exposure_time=0.01)) == 0))
+    t = p["t0"] + np.linspace(taus[0], taus[-1], 7)
+    np.testing.assert_array_equal(_model(t, p, exposure_time=0.02),
+                                  _model(t, p, exposure_time=np.full(7, 0.02)))
+
+
+class FloatTest(parameterized.TestCase):
+  """(With jax_enable_x64 on only: off, every array is float32 and the other
+  tests bound float32's results.)"""
+
+  def test_float32_is_float64_rounded_once(self):
+    """float32 in, float32 out: the kernel computes in float64 and rounds
+    once, so F - 1 is within 6e-8 of the float64 result at the same
+    (float32-rounded) inputs, with and without exposures."""
+    rng = np.random.default_rng(23)
+    for p in _orbits(24, 4):
+      p32 = {k: np.float32(v) for k, v in p.items()}
+      p64 = {k: np.float64(v) for k, v in p32.items()}
+      t = _times(p, rng, 40).astype(np.float32)
+      for exposure in (0.0, 0.01):
+        got = _model(t, p32, u=np.float32(QUADRATIC), exposure_time=np.float32(exposure))
+        ref = _model(t.astype(np.float64), p64, u=np.float32(QUADRATIC).astype(np.float64),
+                     exposure_time=np.float64(np.float32(exposure)))
+        self.assertEqual(got.dtype, np.float32)
+        np.testing.assert_allclose(got, ref, atol=6e-8, rtol=0)
+
+
+if not X64:
+  del FloatTest  # (see its docstring)
+
+
+class ApiTest(parameterized.TestCase):
+
+  def test_errors(self):
+    p = dict(period=3.0, t0=0.0, a=8.0, r=0.1, u=QUADRATIC)
+    with self.assertRaisesRegex(ValueError, "exactly one of b"):
+      transit.light_curve(0.0, **p)
+    with self.assertRaisesRegex(ValueError, "exactly one of b"):
+      transit.light_curve(0.0, b=0.3, inc=1.5, **p)
+    with self.assertRaisesRegex(ValueError, "period must be a scalar"):
+      transit.light_curve(0.0, **dict(p, period=np.ones(3)), b=0.3)
+    with self.assertRaisesRegex(ValueError, "takes 4 coefficients"):
+      transit.light_curve(0.0, b=0.3, **dict(p, u=(0.1, 0.2)), law="nonlinear")
+    with self.assertRaisesRegex(ValueError, "unknown law"):
+      transit.light_curve(0.0, b=0.3, **p, law="cubic")
+    with self.assertRaisesRegex(ValueError, "do not broadcast"):
+      transit.light_curve(np.zeros(3), b=0.3, **p, exposure_time=np.ones(2))
+    with self.assertRaisesRegex(TypeError, "complex"):
+      transit.light_curve(0.0, b=0.3, **dict(p, a=1j))
+
+  def test_nan_rules(self):
+    good = dict(period=3.0, t0=0.0, a=8.0, b=0.3, r=0.1, ecc=0.2, omega=0.5)
+    t = np.array([0.0, 0.01])
+    for name, value in (("period", 0.0), ("a", -1.0), ("ecc", 1.0), ("ecc", -0.1),
+                        ("b", -0.1), ("b", 10.0), ("r", -0.1), ("t0", np.nan),
+                        ("omega", np.inf)):
+      out = _model(t, dict(good, **{name: value}))
+      self.assertTrue(np.all(np.isnan(out)), (name, value, out))
+    self.assertTrue(np.all(np.isnan(_model(t, good, exposure_time=-1.0))))
+    self.assertTrue(np.all(np.isnan(_model(np.array([np.nan, np.inf]), good))))
+    # An orbit through the star: no contact times for an exposure.
+    through = dict(good, a=1.05, ecc=0.0)
+    self.assertTrue(np.all(np.isnan(_model(t, through, exposure_time=0.01))))
+    self.assertTrue(np.all(np.isfinite(_model(t, through))))
+
+  def test_shapes_and_dtypes(self):
+    p = _orbits(21, 1)[0]
+    for shape in ((), (0,), (3, 4)):
+      t = np.full(shape, p["t0"], np.float32)
+      out = _model(t, p)
+      self.assertEqual(out.shape, shape)
+      self.assertEqual(out.dtype, x64_mode.canonical(np.float64))
+    out = transit.light_curve(np.float32(p["t0"]), period=np.float32(3), t0=np.float32(p["t0"]),
+                              a=np.float32(8), b=np.float32(0.3), r=np.float32(0.1),
+                              u=np.float32([0.4, 0.26]))
+    self.assertEqual(out.dtype, np.float32)
+
+  def test_jit_and_vmap_is_one_call(self):
+    p = _orbits(22, 1)[0]
+    t = jnp.asarray(_times(p, np.random.default_rng(4), 50), FLOAT)
+    radii = jnp.asarray([0.05, 0.1, 0.2], FLOAT)
+    model = lambda r: _model(t, dict(p, r=r), exposure_time=0.01)
+    batched = jax.jit(jax.vmap(model))(radii)
+    for k, r in enumerate(radii):
+      np.testing.assert_array_equal(batched[k], model(r))
+    text = str(jax.make_jaxpr(jax.vmap(jax.grad(lambda r: jnp.sum(model(r)))))(radii))
+    self.assertEqual(text.count("kepler_jax_transit"), 1, text)
+    # A multi-planet light curve: a sum over a vmapped planet axis.
+    self.assertEqual(jnp.sum(batched, axis=0).shape, t.shape)
+
+
+if __name__ == "__main__":
+  absltest.main()
