@@ -162,7 +162,7 @@ struct CurveRow {
   TableRow table;
 };
 
-JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, CurveRow* row) {
+JAXEXT_HD_CALLED void MakeCurveRow(Law law, const double* u, int order, CurveRow* row) {
   row->law = law;
   row->order = order;
   row->n_du = law == Law::kTabulated ? order / 2 : order;
@@ -177,7 +177,7 @@ JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, CurveRow* row) 
 
 // F - 1 at (b, r) and its derivatives in b and r; du[0..n_du) the
 // derivatives in u unless du is null.
-JAXEXT_HD Flux CurveAt(const CurveRow& row, double b, double r, double* du) {
+JAXEXT_HD_CALLED Flux CurveAt(const CurveRow& row, double b, double r, double* du) {
   if (row.law == Law::kPolynomial) {
     double ds[kMaxOrder + 1];
     const Flux f = LightCurvePoint(b, r, row.g, row.q, row.order, row.norm, ds);

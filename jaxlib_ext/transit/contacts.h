@@ -82,7 +82,7 @@ JAXEXT_HD double FirstStep(double radius2, double b2_min, double scale) {
 
 }  // namespace detail
 
-JAXEXT_HD Contacts FindContacts(const Planet& planet) {
+JAXEXT_HD_CALLED Contacts FindContacts(const Planet& planet) {
   using namespace detail;
   Contacts c = {};
   const Orbit& o = planet.orbit;

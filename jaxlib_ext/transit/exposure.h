@@ -126,16 +126,17 @@ JAXEXT_HD void ClearSums(Sums* s, int n_du) {
   s->evaluations = 0;
 }
 
-template <int N>
-JAXEXT_HD void AddRule(const Planet& planet, double start, double length, double x_p,
-                       double x_q, double shift, bool derivatives, Sums* s) {
-  constexpr GaussRule<N> rule = MakeGaussRule<N>();
+// Adds the rule (nodes x, weights w on [0, 1], n of them) over [x_p, x_q]
+// of the segment [start, start + length] of the transit `shift` later.
+JAXEXT_HD_CALLED void AddRule(const Planet& planet, double start, double length, double x_p,
+                              double x_q, double shift, bool derivatives, const double* nodes,
+                              const double* weights, int n, Sums* s) {
   const int n_du = planet.curve.n_du;
   const double span = x_q - x_p;
   double d[kParamCount], du[kMaxDerivativesInU];
-  for (int i = 0; i < N; ++i) {
-    const double x = x_p + span * rule.x[i];
-    const double weight = span * rule.w[i] * length * GradeSlope(x);
+  for (int i = 0; i < n; ++i) {
+    const double x = x_p + span * nodes[i];
+    const double weight = span * weights[i] * length * GradeSlope(x);
     const double tau = start + length * Grade(x);
     const double f =
         FluxAt(planet, tau + shift, derivatives ? d : nullptr, derivatives ? du : nullptr);
@@ -145,7 +146,7 @@ JAXEXT_HD void AddRule(const Planet& planet, double start, double length, double
       for (int j = 0; j < n_du; ++j) s->du[j] += weight * du[j];
     }
   }
-  s->evaluations += N;
+  s->evaluations += n;
 }
 
 // Adds the integral of F over [lo, hi] (times relative to t0, within one
@@ -159,32 +160,51 @@ JAXEXT_HD void AddWindowPart(const Planet& planet, const Contacts& c, double lo,
     const double length = end - start;
     const double x_p = p <= start ? 0.0 : InverseGrade((p - start) / length);
     const double x_q = q >= end ? 1.0 : InverseGrade((q - start) / length);
-    switch (GaussNodeCount(x_q - x_p, x_p == 0 || x_q == 1)) {
+    const int n = GaussNodeCount(x_q - x_p, x_p == 0 || x_q == 1);
+    // GaussNodeCount's counts' rules.
+    constexpr GaussRule<3> rule3 = MakeGaussRule<3>();
+    constexpr GaussRule<4> rule4 = MakeGaussRule<4>();
+    constexpr GaussRule<5> rule5 = MakeGaussRule<5>();
+    constexpr GaussRule<6> rule6 = MakeGaussRule<6>();
+    constexpr GaussRule<8> rule8 = MakeGaussRule<8>();
+    constexpr GaussRule<10> rule10 = MakeGaussRule<10>();
+    constexpr GaussRule<12> rule12 = MakeGaussRule<12>();
+    constexpr GaussRule<16> rule16 = MakeGaussRule<16>();
+    const double* nodes = rule16.x;
+    const double* weights = rule16.w;
+    switch (n) {
       case 3:
-        AddRule<3>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule3.x;
+        weights = rule3.w;
         break;
       case 4:
-        AddRule<4>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule4.x;
+        weights = rule4.w;
         break;
       case 5:
-        AddRule<5>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule5.x;
+        weights = rule5.w;
         break;
       case 6:
-        AddRule<6>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule6.x;
+        weights = rule6.w;
         break;
       case 8:
-        AddRule<8>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule8.x;
+        weights = rule8.w;
         break;
       case 10:
-        AddRule<10>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule10.x;
+        weights = rule10.w;
         break;
       case 12:
-        AddRule<12>(planet, start, length, x_p, x_q, shift, derivatives, s);
+        nodes = rule12.x;
+        weights = rule12.w;
         break;
       default:
-        AddRule<16>(planet, start, length, x_p, x_q, shift, derivatives, s);
         break;
     }
+    AddRule(planet, start, length, x_p, x_q, shift, derivatives, nodes, weights, n, s);
   }
 }
 
@@ -194,7 +214,7 @@ JAXEXT_HD void AddWindowPart(const Planet& planet, const Contacts& c, double lo,
 // T > 0); with d non-null, its derivatives in the parameters (d[Param]),
 // in u (du[0..n_du)) and in T (*d_dT). *evaluations: how many times F was
 // evaluated (the benchmark's count). Refused contacts give NaN everywhere.
-JAXEXT_HD double ExposureMean(const Planet& planet, const Contacts& c, double dt, double T,
+JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, double dt, double T,
                               double* d, double* du, double* d_dT, int* evaluations) {
   using namespace detail;
   const int n_du = planet.curve.n_du;

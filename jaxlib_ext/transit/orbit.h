@@ -137,7 +137,7 @@ struct Sky {
   double d_b2[kParamCount];
 };
 
-JAXEXT_HD Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
+JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
   using namespace detail;
   Sky s;
   const double mean = o.mean_at_t0 + o.mean_motion * dt;

@@ -23,7 +23,7 @@ struct Planet {
 
 // p: the orbital parameters (Param order), u: the law's coefficients as
 // the light curve takes them (`order` values).
-JAXEXT_HD void MakePlanet(const double* p, Geometry geometry, limb_dark::Law law,
+JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::Law law,
                           const double* u, int order, Planet* planet) {
   planet->orbit = MakeOrbit(p, geometry);
   planet->r = p[kRadius];
@@ -37,7 +37,7 @@ JAXEXT_HD void MakePlanet(const double* p, Geometry geometry, limb_dark::Law law
 // non-null, d[j] = dF/d parameter j (Param order); with du non-null,
 // du[0..curve.n_du) = dF/du. A refused planet (Planet::valid) or a time
 // that is NaN or +-inf gives NaN everywhere.
-JAXEXT_HD double FluxAt(const Planet& planet, double dt, double* d, double* du) {
+JAXEXT_HD_CALLED double FluxAt(const Planet& planet, double dt, double* d, double* du) {
   using namespace detail;
   const int n_du = planet.curve.n_du;
   const bool refused = !planet.valid || !IsFinite(dt);
