@@ -28,9 +28,11 @@
 // JAXEXT_HD for a large body that a kernel calls on some paths only (an
 // edge rule): a call of its own on the device, where inlining every such
 // body into one kernel makes ptxas's register allocation over the whole
-// slow (seconds per body) and spill more; inline on the host.
+// slow (seconds per body) and spill more; inline on the host. `inline`
+// there too: its linkage, so that two .cu files that include the same
+// header (every op's kernel) link into one module.
 #if defined(__CUDACC__)
-#define JAXEXT_HD_CALLED __host__ __device__ __noinline__
+#define JAXEXT_HD_CALLED inline __host__ __device__ __noinline__
 #else
 #define JAXEXT_HD_CALLED inline
 #endif
