@@ -131,13 +131,16 @@ JAXEXT_HD Orbit MakeOrbit(const double* p, Geometry geometry) {
 
 // The sky position at dt = t - t0: b^2, whether the planet is in front (Z > 0),
 // and, when asked, d(b^2)/d parameter for each parameter (kRadius's 0).
+// SkyAtFixed, the question fixed at compile time, is what a CPU loop over
+// times inlines and vectorises.
 struct Sky {
   double b2;
   bool front;
   double d_b2[kParamCount];
 };
 
-JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
+template <bool kGradient>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
   using namespace detail;
   Sky s;
   const double mean = o.mean_at_t0 + o.mean_motion * dt;
@@ -149,7 +152,7 @@ JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
   const double c2 = o.cos_i * o.cos_i;
   s.b2 = xw * xw + c2 * yw * yw;
   s.front = yw * o.sin_i > 0;
-  if (!with_gradient) return s;
+  if (!kGradient) return s;
   // dM per parameter, and the direct dependences on e, omega and a.
   double d_mean[kParamCount] = {};
   d_mean[kT0] = -o.mean_motion;
@@ -170,6 +173,10 @@ JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
     s.d_b2[j] = 2 * (xw * dxw + c2 * yw * dyw + o.cos_i * o.d_cos_i[j] * yw * yw);
   }
   return s;
+}
+
+JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
+  return with_gradient ? SkyAtFixed<true>(o, dt) : SkyAtFixed<false>(o, dt);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
