@@ -180,6 +180,15 @@ TESTS = {
         "wheel": False,
         "arm64": [],
     },
+    # Agreement with jaxoplanet and batman (manual: Python 3.12's benchmark lock).
+    "transit_peers_test": {
+        "bazel": "own",
+        "deps": [],
+        "backends": ["cpu"],
+        "x64": ["1"],
+        "wheel": False,
+        "arm64": [],
+    },
     # The CUDA kernels' code compiled for the host, against mpmath.
     "device_path_test": {
         "bazel": "own",

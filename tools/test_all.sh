@@ -69,8 +69,9 @@ leg() {
 default_leg() {  # everything Bazel tests, for the default Python
   export HERMETIC_PYTHON_VERSION=$DEFAULT_PYTHON
   bazel test //... &&
-    # Agreement with exoplanet-core, whose lock exists for DEFAULT_PYTHON only.
-    bazel test //tests:limb_dark_peers_test
+    # Agreement with exoplanet-core, jaxoplanet and batman, whose lock exists
+    # for DEFAULT_PYTHON only.
+    bazel test //tests:limb_dark_peers_test //tests:transit_peers_test
 }
 
 sanitize_leg() {  # the C++ tests alone, built by the host's gcc (.bazelrc)
