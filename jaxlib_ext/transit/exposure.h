@@ -11,7 +11,7 @@
 // is quadratic at both ends (h(x) ~ 3 x^2, 1 - h ~ 3 (1 - x)^2), so F(t(x))
 // h'(x) is a smooth function of x there: the part of the exposure inside the
 // segment, [x_p, x_q], is integrated by Gauss-Legendre in x with a number
-// of nodes chosen by its length (GaussNodeCount). Transits wholly inside an
+// of nodes chosen by its length (GaussRuleIndex). Transits wholly inside an
 // exposure are one integral over the window, counted as often as they
 // recur.
 //
@@ -38,13 +38,7 @@ constexpr int kMaxDerivativesInU = limb_dark::kMaxDerivativesInU;
 
 namespace detail {
 
-// An N-point Gauss-Legendre rule on [0, 1]: nodes ascending, weights.
-template <int N>
-struct GaussRule {
-  double x[N], w[N];
-};
-
-// cos(x) for x in [0, pi] by its Taylor series (40 terms; the rule's
+// cos(x) for x in [0, pi] by its Taylor series (40 terms; the rules'
 // starting points only).
 JAXEXT_HD constexpr double TaylorCos(double x) {
   double term = 1, sum = 1;
@@ -55,33 +49,45 @@ JAXEXT_HD constexpr double TaylorCos(double x) {
   return sum;
 }
 
-// The rule, computed at compile time: the roots of the Legendre polynomial
-// P_N by Newton's method from cos(pi (i + 3/4) / (N + 1/2)), the weights
-// 2 / ((1 - x^2) P_N'(x)^2) on [-1, 1]; mapped to [0, 1].
-template <int N>
-JAXEXT_HD constexpr GaussRule<N> MakeGaussRule() {
-  GaussRule<N> rule = {};
-  for (int i = 0; i < N; ++i) {
-    double x = TaylorCos(kPi * (i + 0.75) / (N + 0.5));
-    double derivative = 1;
-    for (int it = 0; it < 100; ++it) {
-      double p0 = 1, p1 = x;
-      for (int k = 2; k <= N; ++k) {
-        const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
-        p0 = p1;
-        p1 = p2;
+// The Gauss-Legendre rules on [0, 1] of the counts GaussRuleIndex chooses,
+// one after another (rule k: count[k] nodes from start[k], ascending).
+constexpr int kRuleCount = 8;
+struct GaussRules {
+  int count[kRuleCount], start[kRuleCount];
+  double x[64], w[64];
+};
+
+// The rules, computed at compile time: the roots of the Legendre polynomial
+// P_n by Newton's method from cos(pi (i + 3/4) / (n + 1/2)), the weights
+// 2 / ((1 - x^2) P_n'(x)^2) on [-1, 1]; mapped to [0, 1].
+JAXEXT_HD constexpr GaussRules MakeGaussRules() {
+  GaussRules rules = {{3, 4, 5, 6, 8, 10, 12, 16}, {}, {}, {}};
+  int at = 0;
+  for (int k = 0; k < kRuleCount; ++k) {
+    const int n = rules.count[k];
+    rules.start[k] = at;
+    for (int i = 0; i < n; ++i) {
+      double x = TaylorCos(kPi * (i + 0.75) / (n + 0.5));
+      double derivative = 1;
+      for (int it = 0; it < 100; ++it) {
+        double p0 = 1, p1 = x;
+        for (int m = 2; m <= n; ++m) {
+          const double p2 = ((2 * m - 1) * x * p1 - (m - 1) * p0) / m;
+          p0 = p1;
+          p1 = p2;
+        }
+        derivative = n * (x * p1 - p0) / (x * x - 1);
+        const double step = p1 / derivative;
+        x -= step;
+        if (step == 0) break;
       }
-      if (N == 1) p0 = 1;
-      derivative = N * (x * p1 - p0) / (x * x - 1);
-      const double step = p1 / derivative;
-      x -= step;
-      if (step == 0) break;
+      // Root i of P_n is the i-th from +1: ascending on [0, 1] as (1 - x) / 2.
+      rules.x[at + i] = (1 - x) / 2;
+      rules.w[at + i] = 1 / ((1 - x * x) * derivative * derivative);
     }
-    // Node i of P_N is the i-th from +1: ascending on [0, 1] as (1 - x) / 2.
-    rule.x[i] = (1 - x) / 2;
-    rule.w[i] = 1 / ((1 - x * x) * derivative * derivative);
+    at += n;
   }
-  return rule;
+  return rules;
 }
 
 // Node counts by the length of the interval in x and whether it reaches a
@@ -90,12 +96,13 @@ JAXEXT_HD constexpr GaussRule<N> MakeGaussRule() {
 // from the errors of each count on pieces of segments of six orbits and
 // three laws (r up to 0.28), to keep each piece's error below about 1e-10
 // times its duration (docs/transit_model.md).
-JAXEXT_HD int GaussNodeCount(double length, bool at_breakpoint) {
+JAXEXT_HD int GaussRuleIndex(double length, bool at_breakpoint) {
+  // Indices into GaussRules: 0..7 for 3, 4, 5, 6, 8, 10, 12, 16 nodes.
   if (at_breakpoint) {
-    return length <= 0.05 ? 5 : length <= 0.1 ? 6 : length <= 0.3 ? 8 : length <= 0.5 ? 10
-           : length <= 0.7 ? 12 : 16;
+    return length <= 0.05 ? 2 : length <= 0.1 ? 3 : length <= 0.3 ? 4 : length <= 0.5 ? 5
+           : length <= 0.7 ? 6 : 7;
   }
-  return length <= 0.05 ? 3 : length <= 0.1 ? 4 : length <= 0.3 ? 5 : 8;
+  return length <= 0.05 ? 0 : length <= 0.1 ? 1 : length <= 0.3 ? 2 : 4;
 }
 
 // x in [0, 1] with h(x) = 3 x^2 - 2 x^3 = y (y in [0, 1]): x = 1/2 -
@@ -160,51 +167,10 @@ JAXEXT_HD void AddWindowPart(const Planet& planet, const Contacts& c, double lo,
     const double length = end - start;
     const double x_p = p <= start ? 0.0 : InverseGrade((p - start) / length);
     const double x_q = q >= end ? 1.0 : InverseGrade((q - start) / length);
-    const int n = GaussNodeCount(x_q - x_p, x_p == 0 || x_q == 1);
-    // GaussNodeCount's counts' rules.
-    constexpr GaussRule<3> rule3 = MakeGaussRule<3>();
-    constexpr GaussRule<4> rule4 = MakeGaussRule<4>();
-    constexpr GaussRule<5> rule5 = MakeGaussRule<5>();
-    constexpr GaussRule<6> rule6 = MakeGaussRule<6>();
-    constexpr GaussRule<8> rule8 = MakeGaussRule<8>();
-    constexpr GaussRule<10> rule10 = MakeGaussRule<10>();
-    constexpr GaussRule<12> rule12 = MakeGaussRule<12>();
-    constexpr GaussRule<16> rule16 = MakeGaussRule<16>();
-    const double* nodes = rule16.x;
-    const double* weights = rule16.w;
-    switch (n) {
-      case 3:
-        nodes = rule3.x;
-        weights = rule3.w;
-        break;
-      case 4:
-        nodes = rule4.x;
-        weights = rule4.w;
-        break;
-      case 5:
-        nodes = rule5.x;
-        weights = rule5.w;
-        break;
-      case 6:
-        nodes = rule6.x;
-        weights = rule6.w;
-        break;
-      case 8:
-        nodes = rule8.x;
-        weights = rule8.w;
-        break;
-      case 10:
-        nodes = rule10.x;
-        weights = rule10.w;
-        break;
-      case 12:
-        nodes = rule12.x;
-        weights = rule12.w;
-        break;
-      default:
-        break;
-    }
-    AddRule(planet, start, length, x_p, x_q, shift, derivatives, nodes, weights, n, s);
+    constexpr GaussRules rules = MakeGaussRules();
+    const int k = GaussRuleIndex(x_q - x_p, x_p == 0 || x_q == 1);
+    AddRule(planet, start, length, x_p, x_q, shift, derivatives, rules.x + rules.start[k],
+            rules.w + rules.start[k], rules.count[k], s);
   }
 }
 

@@ -1,0 +1,211 @@
+"""CPU benchmark of kepler.transit.light_curve against its peers.
+
+    HERMETIC_PYTHON_VERSION=3.12 bazel run //benchmarks:transit_benchmark
+
+One pinned thread, float64, N = 1e5 times spread over four transit durations
+of a hot Jupiter (P = 3 d, jaxoplanet's a for a Sun-like star, b = 0.3,
+r = 0.1, the quadratic law u = (0.4, 0.26)), ns per time:
+- the model without exposures: ours (value; value and the gradient in every
+  parameter and u), kepler.limb_dark.light_curve alone on the same
+  separations, jaxoplanet 0.2's System light curve (value, value and
+  gradient) and batman 2.5 (value);
+- with Kepler's long-cadence exposures (29.4 min): ours (exact), jaxoplanet's
+  `integrate` and batman's supersampling, each at the fewest samples (odd,
+  from a doubling search) that bring it within 1 ppm of ours everywhere,
+  that number reported;
+- the targets (TARGETS) marked met or missed; the agreement of the columns.
+See benchmarks/BENCHMARKS.md.
+"""
+
+import functools
+
+import bench_common
+
+N = 100_000
+PERIOD, B, R = 3.0, 0.3, 0.1
+U = (0.4, 0.26)
+EXPOSURE = 29.4 / 1440  # Kepler long cadence, days
+PPM = 1e-6
+# (case, reference case, relation, limit): "<=": time(case) / time(reference)
+# <= limit; ">=": time(reference) / time(case) >= limit.
+TARGETS = (
+    ("ours/value", "limb_dark/value", "<=", 1.5),
+    ("ours/value_and_grad", "ours/value", "<=", 2.5),
+)
+
+
+def _jaxoplanet(jnp, period, b, r):
+  from jaxoplanet.light_curves import limb_dark as lc  # pylint: disable=g-import-not-at-top
+  from jaxoplanet.light_curves import transforms  # pylint: disable=g-import-not-at-top
+  from jaxoplanet.orbits import keplerian  # pylint: disable=g-import-not-at-top
+
+  def system(p):
+    return keplerian.System(keplerian.Central(), bodies=[keplerian.Body(
+        period=p["period"], time_transit=p["t0"], impact_param=p["b"], radius=p["r"])])
+
+  def model(p, t, samples=None):
+    fn = lc.light_curve(system(p), p["u"])
+    if samples:
+      fn = transforms.integrate(fn, exposure_time=EXPOSURE, num_samples=samples)
+    return fn(t)[..., 0]
+
+  body = system(dict(period=period, t0=0.0, b=b, r=r)).bodies[0]
+  return model, float(body.semimajor / body.central_radius)
+
+
+def _batman(np, a, t, samples=1):
+  """F - 1 from batman at the benchmark's orbit, and the call."""
+  import sys  # pylint: disable=g-import-not-at-top
+  import types  # pylint: disable=g-import-not-at-top
+  import warnings  # pylint: disable=g-import-not-at-top
+  sys.modules.setdefault("batman.openmp", types.SimpleNamespace(detect=lambda: False))
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore", SyntaxWarning)
+    import batman  # pylint: disable=g-import-not-at-top
+  params = batman.TransitParams()
+  params.t0, params.per, params.rp, params.a = 0.0, PERIOD, R, a
+  params.inc = np.degrees(np.arccos(B / a))
+  params.ecc, params.w, params.limb_dark, params.u = 0.0, 90.0, "quadratic", list(U)
+  model = batman.TransitModel(params, t, supersample_factor=samples,
+                              exp_time=EXPOSURE if samples > 1 else 0.0)
+  return lambda: model.light_curve(params) - 1
+
+
+def _fewest_samples(np, fn, exact, start=3, most=4097):
+  """The fewest odd samples s (3, 5, 9, 17, ...: doubling) with
+  max |fn(s) - exact| <= PPM, and that error; (None, error at `most`)."""
+  s = start
+  while True:
+    error = float(np.max(np.abs(np.asarray(fn(s)) - exact)))
+    if error <= PPM:
+      return s, error
+    if s >= most:
+      return None, error
+    s = 2 * s - 1
+
+
+def measure_mode(quick):
+  threads = bench_common.cpu_worker(cpus=1)
+  jax, jnp, np = bench_common.import_jax()
+  from kepler import limb_dark  # pylint: disable=g-import-not-at-top
+  from kepler import transit  # pylint: disable=g-import-not-at-top
+
+  n = 20_000 if quick else N
+  jaxoplanet_model, a = _jaxoplanet(jnp, PERIOD, B, R)
+  duration = PERIOD / (np.pi * a) * (1 + R)
+  t_host = np.linspace(-2 * duration, 2 * duration, n)
+  t = jax.device_put(t_host)
+  p = {"period": jnp.float64(PERIOD), "t0": jnp.float64(0.0), "b": jnp.float64(B),
+       "r": jnp.float64(R), "u": jnp.asarray(U)}
+
+  def ours(p, t, exposure=0.0):
+    return transit.light_curve(t, period=p["period"], t0=p["t0"], a=a, b=p["b"], r=p["r"],
+                               u=p["u"], exposure_time=exposure)
+
+  def value_and_grad(fn):
+    return jax.jit(jax.value_and_grad(lambda p, t: jnp.sum(fn(p, t))))
+
+  # The separations ours computes, for the light curve alone.
+  phase = 2 * np.pi * t_host / PERIOD
+  sep = a * np.sqrt(np.sin(phase)**2 + (B / a)**2 * np.cos(phase)**2)
+  sep = jax.device_put(np.where(np.cos(phase) > 0, sep, 2.0))
+  cases = {
+      "limb_dark/value": (jax.jit(lambda b: limb_dark.light_curve(p["u"], b, p["r"])), (sep,)),
+      "ours/value": (jax.jit(ours), (p, t)),
+      "ours/value_and_grad": (value_and_grad(ours), (p, t)),
+      "jaxoplanet/value": (jax.jit(jaxoplanet_model), (p, t)),
+      "jaxoplanet/value_and_grad": (value_and_grad(jaxoplanet_model), (p, t)),
+  }
+  batman_value = _batman(np, a, t_host)
+  exact = np.asarray(ours(p, t, EXPOSURE))
+  agreement = {
+      "jaxoplanet": float(np.max(np.abs(np.asarray(jaxoplanet_model(p, t)) - ours(p, t)))),
+      "batman": float(np.max(np.abs(batman_value() - ours(p, t)))),
+  }
+  exposed = functools.partial(ours, exposure=EXPOSURE)
+  cases["ours/exposure/value"] = (jax.jit(exposed), (p, t))
+  cases["ours/exposure/value_and_grad"] = (value_and_grad(exposed), (p, t))
+  samples = {}
+  s, error = _fewest_samples(np, lambda k: jax.jit(functools.partial(
+      jaxoplanet_model, samples=k))(p, t), exact)
+  samples["jaxoplanet"] = (s, error)
+  if s:
+    integrated = functools.partial(jaxoplanet_model, samples=s)
+    cases["jaxoplanet/exposure/value"] = (jax.jit(integrated), (p, t))
+    cases["jaxoplanet/exposure/value_and_grad"] = (value_and_grad(integrated), (p, t))
+  s, error = _fewest_samples(np, lambda k: _batman(np, a, t_host, k)(), exact, most=1025)
+  samples["batman"] = (s, error)
+  timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
+  times = timer(cases, interleave=False)
+  numpy_timer = bench_common.Timer(jax, repeats=3 if quick else 7,
+                                   min_seconds=0.02 if quick else 0.1)
+  times.update(numpy_timer({"batman/value": (batman_value, ())}, interleave=False))
+  if samples["batman"][0]:
+    times.update(numpy_timer({"batman/exposure/value": (
+        _batman(np, a, t_host, samples["batman"][0]), ())}, interleave=False))
+  return dict(threads, n=n, a=a, times=times, agreement=agreement, samples=samples,
+              versions=bench_common.versions(("jax", "jaxlib", "jaxoplanet", "batman-package")))
+
+
+def measure(args):
+  started = bench_common.now()
+  return {"started": started, "machine": bench_common.machine(),
+          "result": bench_common.run_worker(__file__, {"quick": args.quick}, "one-thread")}
+
+
+def _cell(t, n, case, reference=None):
+  if case not in t or "error" in t[case]:
+    return "n/a"
+  text = bench_common.ns(t[case]["min"], n)
+  if reference and reference in t and "error" not in t[reference]:
+    text += f" ({t[case]['min'] / t[reference]['min']:.2f}x)"
+  return text
+
+
+def report(data):
+  res = data["result"]
+  t, n = res["times"], res["n"]
+  out = bench_common.Report("kepler-jax transit-model benchmark")
+  out.host(data["started"], data["machine"], extra=[
+      "versions: " + ", ".join(f"{k} {v}" for k, v in res["versions"].items()),
+      f"one pinned thread; N = {n:,} times over four transit durations; P = {PERIOD} d, "
+      f"a = {res['a']:.4f} (jaxoplanet's, a Sun-like star), b = {B}, r = {R}, u = {U}; "
+      "float64; min of the repeats, each case timed alone; value_and_grad: jax.value_and_grad "
+      "of the sum in every parameter and u. Ratios in parentheses: the case's time / ours."])
+  rows = []
+  for what in ("value", "value_and_grad"):
+    rows.append(["no exposure", what, _cell(t, n, f"ours/{what}"),
+                 _cell(t, n, f"limb_dark/{what}", f"ours/{what}"),
+                 _cell(t, n, f"jaxoplanet/{what}", f"ours/{what}"),
+                 _cell(t, n, f"batman/{what}", f"ours/{what}")])
+  for what in ("value", "value_and_grad"):
+    rows.append([f"exposure {EXPOSURE * 1440:.1f} min", what, _cell(t, n, f"ours/exposure/{what}"),
+                 "n/a", _cell(t, n, f"jaxoplanet/exposure/{what}", f"ours/exposure/{what}"),
+                 _cell(t, n, f"batman/exposure/{what}", f"ours/exposure/{what}")])
+  out.table(["model", "what", "ours", "limb_dark alone (ratio)", "jaxoplanet (ratio)",
+             "batman (ratio)"], rows)
+  out.para("Samples per exposure for 1 ppm of the exact mean (ours): " + "; ".join(
+      f"{peer} {s if s else 'not reached'} (max error {err:.1e})"
+      for peer, (s, err) in res["samples"].items())
+      + ". jaxoplanet: `integrate(..., num_samples=s)` (order 0); batman: "
+      "`supersample_factor=s, exp_time=T`.")
+  rows = []
+  for case, reference, relation, limit in TARGETS:
+    num, den = (reference, case) if relation == ">=" else (case, reference)
+    ratio = t[num]["min"] / t[den]["min"]
+    met = ratio >= limit if relation == ">=" else ratio <= limit
+    rows.append([f"{case} {relation} {limit:g}x {reference}", f"{ratio:.2f}x",
+                 "met" if met else "MISSED"])
+  out.section("Targets (one thread)")
+  out.table(["target", "measured", "status"], rows)
+  out.para("Agreement with ours without exposures (max |difference|): " + "; ".join(
+      f"{k} {v:.1e}" for k, v in res["agreement"].items()))
+  return out.text()
+
+
+def main():
+  bench_common.main(__doc__, measure, report, worker=measure_mode)
+
+
+if __name__ == "__main__":
+  main()
