@@ -14,6 +14,7 @@
 
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
+#include "jaxlib_ext/transit/transit.h"
 #include "tests/device_path_loops.h"
 
 static_assert(kepler_device_path::kLightCurveMaxOrder == jaxext::limb_dark::kMaxOrder,
@@ -25,6 +26,10 @@ static_assert(kepler_device_path::kLightCurveTabulatedLaw ==
               "tests/device_path_loops.h's kLightCurveTabulatedLaw is laws.h's kTabulated");
 static_assert(kepler_device_path::kLightCurveMaxTableSize == jaxext::limb_dark::kMaxTableSize,
               "tests/device_path_loops.h's kLightCurveMaxTableSize is kMaxTableSize");
+
+static_assert(kepler_device_path::kTransitParams == jaxext::transit::kParamCount &&
+                  kepler_device_path::kTransitDerivatives == jaxext::transit::kParamCount + 1,
+              "tests/device_path_loops.h's kTransitParams is transit/orbit.h's kParamCount");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
 #error "compile with JAXEXT_DEVICE_PATH=1 (see tests/BUILD.bazel)"
@@ -94,6 +99,27 @@ void LightCurve(int law, const double* u, int order, std::size_t group_size,
 }
 
 int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law); }
+
+// The transit kernel's Element (jaxlib_ext/transit/transit_kernel.cu), one
+// element at a time.
+void Transit(const double* row, int order, int law, int geometry, const double* t,
+             const double* exposure, double* const* out, std::size_t n) {
+  using jaxext::transit::kParamCount;
+  jaxext::transit::Outputs<double> o{};
+  o.flux = out[0];
+  const bool derivatives = out[1] != nullptr;
+  const int n_du = law == kLightCurveTabulatedLaw ? order / 2 : order;
+  for (int j = 0; derivatives && j <= kParamCount; ++j) o.d[j] = out[1 + j];
+  for (int j = 0; derivatives && j < n_du; ++j) o.du[j] = out[2 + kParamCount + j];
+  for (std::size_t i = 0; i < n; ++i) {
+    jaxext::transit::Planet planet;
+    jaxext::transit::MakePlanetFromRow(row, order,
+                                       static_cast<jaxext::transit::Geometry>(geometry),
+                                       static_cast<jaxext::limb_dark::Law>(law), &planet);
+    jaxext::transit::TransitElement(planet, nullptr, t, exposure, static_cast<std::int64_t>(i),
+                                    o);
+  }
+}
 
 }  // namespace KEPLER_DEVICE_PATH_VARIANT
 }  // namespace kepler_device_path

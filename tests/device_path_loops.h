@@ -20,6 +20,10 @@ constexpr int kLightCurveLawCount = 7;
 // points (tabulated_law.h's kMaxTableSize), checked there too.
 constexpr int kLightCurveTabulatedLaw = 6;
 constexpr int kLightCurveMaxTableSize = 128;
+// The transit row's orbital parameters, and the derivatives before dF/du:
+// those parameters' and dF/dT (transit/orbit.h's kParamCount + 1).
+constexpr int kTransitParams = 7;
+constexpr int kTransitDerivatives = 8;
 
 // Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
 // [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.
@@ -36,6 +40,13 @@ constexpr int kLightCurveMaxTableSize = 128;
 // pointers).
 // LawCoefficientCount(law): the coefficients a law other than the
 // polynomial takes; -1 for the polynomial law or a number that is no law.
+// Transit: the transit kernel's elements i in [0, n) (its Element:
+// MakePlanetFromRow, then jaxext::transit::TransitElement, contacts found
+// per element) for one row of parameters `row` (the orbit, then `order`
+// coefficients of law `law`) and `geometry` (0: impact parameter, 1:
+// inclination): out[0][i] = F - 1 at t[i] averaged over exposure[i], then,
+// unless out[1] is null, out[1 + j][i] the derivatives in the row's
+// parameters and T (kTransitDerivatives of them), then dF/du.
 #define KEPLER_DEVICE_PATH_DECLARE(ns)                                            \
   namespace ns {                                                                  \
   void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,         \
@@ -49,6 +60,8 @@ constexpr int kLightCurveMaxTableSize = 128;
                   const double* b, const double* r, double* flux, double* d_db,   \
                   double* d_dr, double* const* d_du, std::size_t n);              \
   int LawCoefficientCount(int law);                                               \
+  void Transit(const double* row, int order, int law, int geometry, const double* t,   \
+               const double* exposure, double* const* out, std::size_t n);            \
   }
 
 // No contraction: only the explicit fma calls of the math headers fuse.

@@ -81,7 +81,9 @@ from tests import x64_mode  # sets jax_enable_x64 before JAX is used
 # exception!" (this module's ValueErrors are tested below).
 from tests import _device_path
 import jax
+import jax.numpy as jnp
 from kepler import limb_dark
+from kepler import transit
 from tests import accuracy_cases as cases
 from tests import limb_dark_laws
 from tests import limb_dark_reference as ld_ref
@@ -678,6 +680,46 @@ class LawsTest(parameterized.TestCase):
       # dF/dI_j: differences of the ramps' integrals over the grid's
       # spacing (here down to 0.05: 20 times their rounding).
       np.testing.assert_allclose(got, expected, rtol=1e-12, atol=2e-14, err_msg=what)
+
+
+class TransitTest(parameterized.TestCase):
+  """The transit kernel's per-element code (Element: the planet made ready
+  and the contacts found per element) against the CPU op, which makes both
+  ready once per row: every output, with and without exposures, for the
+  laws' three kinds, circular and eccentric orbits."""
+
+  @parameterized.parameters(
+      ("polynomial", (0.4, 0.26), None, (3.0, 0.2, 8.0, 0.3, 0.1, 0.0, 0.0)),
+      ("power2", (0.7, 0.6), None, (5.0, -0.3, 12.0, 0.5, 0.08, 0.6, 2.0)),
+      ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 10.0, 1.05, 0.12, 0.2, -1.0)),
+      ("tabulated", (1.0, 0.9, 0.75, 0.45), (0.0, 0.35, 0.7, 1.0),
+       (3.0, 0.0, 8.0, 0.2, 0.1, 0.3, 1.0)))
+  def test_against_the_cpu_op(self, law, u, mu, orbit):
+    period, t0, a, b, r, ecc, omega = orbit
+    rng = np.random.default_rng(31)
+    half = period / (np.pi * a) * (1 + r) * 2
+    t = t0 + rng.integers(-2, 3, 300) * period + rng.uniform(-half, half, 300)
+    exposure = np.where(np.arange(300) % 3 == 0, rng.uniform(0, 2 * half, 300), 0.0)
+    params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega)
+    law_index = limb_dark.law_index(law)
+    coefficients = np.asarray(u, np.float64) if mu is None else np.concatenate([mu, u])
+    row = np.concatenate([[period, t0, a, b, r, ecc, omega], coefficients])
+    got = _device_path.transit(_VARIANT.value, row, law_index, 0, t, exposure, True)
+
+    def model(q, uu, x):
+      return transit.light_curve(t, u=uu, law=law, mu=mu, exposure_time=x, **q)
+
+    args = {k: jnp.float64(v) for k, v in params.items()}
+    want = np.asarray(model(args, jnp.asarray(u), jnp.asarray(exposure)))
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-14)
+    jac, jac_u, jac_x = jax.jacfwd(model, argnums=(0, 1, 2))(args, jnp.asarray(u),
+                                                             jnp.asarray(exposure))
+    names = ("period", "t0", "a", "b", "r", "ecc", "omega")
+    expected = [np.asarray(jac[k]) for k in names] + [np.diagonal(np.asarray(jac_x))]
+    expected += list(np.moveaxis(np.asarray(jac_u), -1, 0))
+    for k, (g, e) in enumerate(zip(got[1:], expected)):
+      scale = max(1.0, float(np.max(np.abs(e))))
+      np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
 
 
 if __name__ == "__main__":
