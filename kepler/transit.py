@@ -78,26 +78,25 @@ def _kernel_jvp(law, geometry, primals, tangents):
   d_row, d_t, d_exposure = tangents
   out = _kernel(row, t, exposure, law, geometry)
 
-  def central(plus, minus, eps):
-    return jax.tree_util.tree_map(lambda p, m: (p - m) / (2 * eps), plus, minus)
+  def difference(call, x, eps, lowest=None):
+    """(out(x + eps) - out(x - eps)) / (2 eps), the lower point kept at or
+    above `lowest` (a parameter's domain: one-sided there, e.g. at e = 0)."""
+    lo = x - eps if lowest is None else jnp.where(x - eps >= lowest, x - eps, x)
+    hi = x + eps
+    return jax.tree_util.tree_map(lambda p, m: (p - m) / (hi - lo), call(hi), call(lo))
 
-  eps_t = _fd_step(t)
-  # F depends on t through t - t0 alone: the t step is the row's t0 step's
-  # opposite, taken on t itself.
-  d_by_t = central(_kernel(row, t + eps_t, exposure, law, geometry),
-                   _kernel(row, t - eps_t, exposure, law, geometry), eps_t)
+  # F depends on t through t - t0 alone.
+  d_by_t = difference(lambda x: _kernel(row, x, exposure, law, geometry), t, _fd_step(t))
   tangent = jax.tree_util.tree_map(lambda x: x * d_t, d_by_t)
-  eps_x = 1e-6 * jnp.maximum(exposure, 1e-3)
-  positive = exposure > 0
-  d_by_x = central(_kernel(row, t, jnp.where(positive, exposure + eps_x, exposure), law, geometry),
-                   _kernel(row, t, jnp.where(positive, exposure - eps_x, exposure), law, geometry),
-                   eps_x)
+  d_by_x = difference(lambda x: _kernel(row, t, x, law, geometry), exposure,
+                      1e-6 * jnp.maximum(exposure, 1e-3), lowest=0.0)
   tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_exposure, tangent, d_by_x)
   for j in _row_tangent_index(law, row.shape[0]):
-    eps = _fd_step(row[j])
-    step = jnp.zeros(row.shape[0], row.dtype).at[j].set(eps)
-    d_j = central(_kernel(row + step, t, exposure, law, geometry),
-                  _kernel(row - step, t, exposure, law, geometry), eps)
+    # The period, a, b or i, r and e are >= 0.
+    lowest = 0.0 if _PARAMS[j:j + 1] in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",)) \
+        else None
+    d_j = difference(lambda x: _kernel(row.at[j].set(x), t, exposure, law, geometry), row[j],
+                     _fd_step(row[j]), lowest)
     tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_row[j], tangent, d_j)
   return out, tangent
 
