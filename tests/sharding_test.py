@@ -223,7 +223,14 @@ class ShardingTest(parameterized.TestCase):
     grad = jax.grad(lambda p, t: jnp.sum(model(t, p)))
     hlo = _compiled(grad, ps, ts)
     for word in MOVES:
-      self.assertEmpty([l.strip()[:200] for l in hlo.splitlines() if f"{word}(" in l])
+      moved = [l.strip()[:200] for l in hlo.splitlines() if f"{word}(" in l]
+      if word == "all-gather" and _JAX < (0, 7):
+        # jax 0.6's partitioner gathers the times once for the derivatives'
+        # call (docs/api.md, "Many devices"): one all-gather of t, no more.
+        self.assertLen(moved, 1)
+        self.assertIn(f"[1,{t.size},1]", moved[0])
+      else:
+        self.assertEmpty(moved)
     np.testing.assert_allclose(np.asarray(jax.jit(grad)(ps, ts)), np.asarray(grad(params, t)),
                                rtol=1e-10 if FLOAT == np.float64 else 1e-3)
 
