@@ -42,6 +42,9 @@ JAXEXT_HD double Expm1(double x) { return LIMB_DARK_STD(expm1)(x); }
 JAXEXT_HD double Log(double x) { return LIMB_DARK_STD(log)(x); }
 JAXEXT_HD double Asinh(double x) { return LIMB_DARK_STD(asinh)(x); }
 JAXEXT_HD double Acosh(double x) { return LIMB_DARK_STD(acosh)(x); }
+JAXEXT_HD double Atan2(double y, double x) { return LIMB_DARK_STD(atan2)(y, x); }
+JAXEXT_HD double Floor(double x) { return LIMB_DARK_STD(floor)(x); }
+JAXEXT_HD double Ceil(double x) { return LIMB_DARK_STD(ceil)(x); }
 JAXEXT_HD bool IsFinite(double x) { return LIMB_DARK_STD(isfinite)(x); }
 JAXEXT_HD double NaN() { return LIMB_DARK_STD(nan)(""); }
 JAXEXT_HD double Max(double a, double b) { return a > b ? a : b; }

@@ -20,9 +20,6 @@
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
 #include "jaxlib_ext/limb_dark/elementary.h"
 
-#if !JAXEXT_DEVICE_PATH
-#include <cmath>
-#endif
 
 namespace jaxext {
 namespace transit {
@@ -51,23 +48,14 @@ inline namespace JAXEXT_MATH_NAMESPACE {
 namespace detail {
 using limb_dark::kPi;
 using limb_dark::detail::Abs;
+using limb_dark::detail::Atan2;
+using limb_dark::detail::Ceil;
 using limb_dark::detail::Cos;
+using limb_dark::detail::Floor;
 using limb_dark::detail::IsFinite;
 using limb_dark::detail::NaN;
 using limb_dark::detail::Sin;
 using limb_dark::detail::Sqrt;
-
-// The C functions the light curve's elementary.h has no wrapper for:
-// std::'s on the host, the global ones on the device path.
-#if JAXEXT_DEVICE_PATH
-JAXEXT_HD double Atan2(double y, double x) { return ::atan2(y, x); }
-JAXEXT_HD double Floor(double x) { return ::floor(x); }
-JAXEXT_HD double Ceil(double x) { return ::ceil(x); }
-#else
-JAXEXT_HD double Atan2(double y, double x) { return std::atan2(y, x); }
-JAXEXT_HD double Floor(double x) { return std::floor(x); }
-JAXEXT_HD double Ceil(double x) { return std::ceil(x); }
-#endif
 }  // namespace detail
 
 // One row's orbit made ready for its times.
