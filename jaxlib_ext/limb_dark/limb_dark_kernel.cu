@@ -1,6 +1,7 @@
 #include "jaxlib_ext/limb_dark/limb_dark_kernel.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 
@@ -20,18 +21,29 @@ constexpr int64_t kMaxBlocks = (int64_t{1} << 31) - 1;
 enum class Family { kPolynomial, kTabulated, kOther };
 
 template <typename T, Family kFamily>
-__global__ void __launch_bounds__(kBlockSize) Kernel(Params<T> p) {
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x;
-       i < p.n; i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    if (kFamily == Family::kPolynomial) {
-      LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                        p.d_du);
-    } else if (kFamily == Family::kTabulated) {
-      TableCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                        p.d_du);
+__device__ void Element(const Params<T>& p, int64_t i) {
+  if (kFamily == Family::kPolynomial) {
+    LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr, p.d_du);
+  } else if (kFamily == Family::kTabulated) {
+    TableCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr, p.d_du);
+  } else {
+    LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                    p.d_du);
+  }
+}
+
+// One kernel per family for both dtypes (the other dtype's Params unused):
+// ptxas compiles the device functions a kernel calls once per kernel.
+template <Family kFamily>
+__global__ void __launch_bounds__(kBlockSize)
+    Kernel(Params<double> as_double, Params<float> as_float, bool is_float) {
+  const int64_t n = is_float ? as_float.n : as_double.n;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
+    if (is_float) {
+      Element<float, kFamily>(as_float, i);
     } else {
-      LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db,
-                      p.d_dr, p.d_du);
+      Element<double, kFamily>(as_double, i);
     }
   }
 }
@@ -41,12 +53,20 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
   if (params.n == 0) return cudaSuccess;
   const int64_t blocks = std::min<int64_t>((params.n + kBlockSize - 1) / kBlockSize, kMaxBlocks);
   const unsigned grid = static_cast<unsigned>(blocks);
-  if (params.law == Law::kPolynomial) {
-    Kernel<T, Family::kPolynomial><<<grid, kBlockSize, 0, stream>>>(params);
-  } else if (params.law == Law::kTabulated) {
-    Kernel<T, Family::kTabulated><<<grid, kBlockSize, 0, stream>>>(params);
+  Params<double> as_double{};
+  Params<float> as_float{};
+  constexpr bool kIsFloat = std::is_same<T, float>::value;
+  if constexpr (kIsFloat) {
+    as_float = params;
   } else {
-    Kernel<T, Family::kOther><<<grid, kBlockSize, 0, stream>>>(params);
+    as_double = params;
+  }
+  if (params.law == Law::kPolynomial) {
+    Kernel<Family::kPolynomial><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
+  } else if (params.law == Law::kTabulated) {
+    Kernel<Family::kTabulated><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
+  } else {
+    Kernel<Family::kOther><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
   }
   return cudaGetLastError();
 }
