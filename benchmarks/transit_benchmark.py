@@ -34,7 +34,11 @@ TARGETS = (
 )
 
 
-def _jaxoplanet(jnp, period, b, r):
+def jaxoplanet_model(jnp, period, b, r):
+  """(model(p, t, samples=None): F - 1 of jaxoplanet 0.2's System light curve at
+  the parameters p (period, t0, b, r, u; a from the period, a Sun-like star;
+  `samples`: jaxoplanet's exposure integral with that many), the a of
+  `period` in stellar radii)."""
   from jaxoplanet.light_curves import limb_dark as lc  # pylint: disable=g-import-not-at-top
   from jaxoplanet.light_curves import transforms  # pylint: disable=g-import-not-at-top
   from jaxoplanet.orbits import keplerian  # pylint: disable=g-import-not-at-top
@@ -91,7 +95,7 @@ def measure_mode(quick):
   from kepler import transit  # pylint: disable=g-import-not-at-top
 
   n = 20_000 if quick else N
-  jaxoplanet_model, a = _jaxoplanet(jnp, PERIOD, B, R)
+  jaxoplanet_fn, a = jaxoplanet_model(jnp, PERIOD, B, R)
   duration = PERIOD / (np.pi * a) * (1 + R)
   t_host = np.linspace(-2 * duration, 2 * duration, n)
   t = jax.device_put(t_host)
@@ -113,13 +117,13 @@ def measure_mode(quick):
       "limb_dark/value": (jax.jit(lambda b: limb_dark.light_curve(p["u"], b, p["r"])), (sep,)),
       "ours/value": (jax.jit(ours), (p, t)),
       "ours/value_and_grad": (value_and_grad(ours), (p, t)),
-      "jaxoplanet/value": (jax.jit(jaxoplanet_model), (p, t)),
-      "jaxoplanet/value_and_grad": (value_and_grad(jaxoplanet_model), (p, t)),
+      "jaxoplanet/value": (jax.jit(jaxoplanet_fn), (p, t)),
+      "jaxoplanet/value_and_grad": (value_and_grad(jaxoplanet_fn), (p, t)),
   }
   batman_value = _batman(np, a, t_host)
   exact = np.asarray(ours(p, t, EXPOSURE))
   agreement = {
-      "jaxoplanet": float(np.max(np.abs(np.asarray(jaxoplanet_model(p, t)) - ours(p, t)))),
+      "jaxoplanet": float(np.max(np.abs(np.asarray(jaxoplanet_fn(p, t)) - ours(p, t)))),
       "batman": float(np.max(np.abs(batman_value() - ours(p, t)))),
   }
   exposed = functools.partial(ours, exposure=EXPOSURE)
@@ -127,10 +131,10 @@ def measure_mode(quick):
   cases["ours/exposure/value_and_grad"] = (value_and_grad(exposed), (p, t))
   samples = {}
   s, error = _fewest_samples(np, lambda k: jax.jit(functools.partial(
-      jaxoplanet_model, samples=k))(p, t), exact)
+      jaxoplanet_fn, samples=k))(p, t), exact)
   samples["jaxoplanet"] = (s, error)
   if s:
-    integrated = functools.partial(jaxoplanet_model, samples=s)
+    integrated = functools.partial(jaxoplanet_fn, samples=s)
     cases["jaxoplanet/exposure/value"] = (jax.jit(integrated), (p, t))
     cases["jaxoplanet/exposure/value_and_grad"] = (value_and_grad(integrated), (p, t))
   s, error = _fewest_samples(np, lambda k: _batman(np, a, t_host, k)(), exact, most=1025)

@@ -106,9 +106,10 @@ KEPLER_TARGET = f'custom_call_target="{SOLVE_TARGET}"'
 
 # The classes tools/gpu_check.py runs under compute-sanitizer (memcheck and
 # racecheck): every shape, size and bad input the kernels are launched with,
-# and the light curve's laws and gradients; not the numerical-gradient and
+# the light curve's laws and gradients and the transit model; not the numerical-gradient and
 # transform tests, whose many small launches memcheck makes slow.
-SANITIZER_CLASSES = ("PlacementTest", "AgreementTest", "BadInputTest", "SizeTest", "LimbDarkTest")
+SANITIZER_CLASSES = ("PlacementTest", "AgreementTest", "BadInputTest", "SizeTest", "LimbDarkTest",
+                     "TransitTest")
 
 DEVICE = None  # the GPU (the CPU in the smoke test), set by setUpModule
 CPU = None
@@ -823,23 +824,35 @@ class PluginTest(absltest.TestCase):
 
 
 class LimbDarkTest(parameterized.TestCase):
-  """kepler.limb_dark.light_curve on the GPU against the CPU backend."""
+  """kepler.limb_dark.light_curve on the GPU against the CPU backend: each of
+  the three kernels (polynomial laws, tabulated law, the other laws)."""
 
-  U = {"quadratic": (0.4, 0.26), "ten": (0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01, 0.01)}
+  # law: (u, mu)
+  LAWS = {"quadratic": ((0.4, 0.26), None),
+          "ten": ((0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01, 0.01), None),
+          "power2": ((0.7, 0.6), None), "nonlinear": ((0.5, -0.2, 0.6, -0.2), None),
+          "tabulated": ((1.0, 0.9, 0.75, 0.45), (1.0, 0.7, 0.35, 0.0))}
 
-  def _points(self, dtype):
+  def _points(self, dtype, n=4000):
     rng = np.random.default_rng(11)
-    b = np.concatenate([rng.uniform(0, 1.3, 4000), [0.0, 0.5, 0.9, 1.1, np.nan, 0.3]])
-    r = np.concatenate([rng.uniform(1e-3, 0.5, 4000), [0.1, 0.5, 0.1, 0.1, 0.1, -0.1]])
+    b = np.concatenate([rng.uniform(0, 1.3, n), [0.0, 0.5, 0.9, 1.1, np.nan, 0.3]])
+    r = np.concatenate([rng.uniform(1e-3, 0.5, n), [0.1, 0.5, 0.1, 0.1, 0.1, -0.1]])
     return b.astype(dtype), r.astype(dtype)
+
+  @staticmethod
+  def _curve(law):
+    name = {"quadratic": "polynomial", "ten": "polynomial"}.get(law, law)
+    mu = LimbDarkTest.LAWS[law][1]
+    return lambda u, b, r: kepler.limb_dark.light_curve(u, b, r, law=name, mu=mu)
 
   @parameterized.named_parameters(
       dict(testcase_name=f"_{law}_{dname}", law=law, dtype=dtype)
-      for law in ("quadratic", "ten") for dname, dtype in DTYPES)
+      for law in LAWS for dname, dtype in DTYPES)
   def test_gpu_agrees_with_cpu(self, law, dtype):
     b, r = self._points(dtype)
-    u = np.asarray(self.U[law], dtype)
-    fn = lambda u, b, r: (kepler.limb_dark.light_curve(u, b, r),)
+    u = np.asarray(self.LAWS[law][0], dtype)
+    curve = self._curve(law)
+    fn = lambda u, b, r: (curve(u, b, r),)
     (gpu,), where = _run(fn, DEVICE, u, b, r, jit=True)
     (cpu,), _ = _run(fn, CPU, u, b, r, jit=True)
     self.assertEqual(where, {DEVICE})
@@ -849,18 +862,87 @@ class LimbDarkTest(parameterized.TestCase):
     atol = 1e-14 if dtype == np.float64 else 2 * np.finfo(np.float32).eps
     np.testing.assert_allclose(gpu, cpu, rtol=0, atol=atol)
 
-  @parameterized.named_parameters(("_float64", np.float64), ("_float32", np.float32))
-  def test_gradients_and_vmap(self, dtype):
-    b, r = (x[:500] for x in self._points(dtype))
-    us = np.asarray([[0.4, 0.26], [0.1, 0.5]], dtype)
-    grad = jax.jit(jax.vmap(jax.grad(
-        lambda u, b, r: jnp.sum(kepler.limb_dark.light_curve(u, b, r)), argnums=(0, 1, 2)),
-        in_axes=(0, None, None)))
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{law}_{dname}", law=law, dtype=dtype)
+      for law in ("quadratic", "power2", "tabulated") for dname, dtype in DTYPES)
+  def test_gradients_and_vmap(self, law, dtype):
+    b, r = self._points(dtype, n=500)
+    u0 = np.asarray(self.LAWS[law][0], np.float64)
+    us = np.stack([u0, u0 * 0.9]).astype(dtype)
+    curve = self._curve(law)
+    grad = jax.jit(jax.vmap(jax.grad(lambda u, b, r: jnp.sum(curve(u, b, r)), argnums=(0, 1, 2)),
+                            in_axes=(0, None, None)))
     on_gpu = [np.asarray(g, np.float64) for g in grad(*(_put(x, DEVICE) for x in (us, b, r)))]
     on_cpu = [np.asarray(g, np.float64) for g in grad(*(_put(x, CPU) for x in (us, b, r)))]
     rtol = 1e-12 if dtype == np.float64 else 1e-4
     for name, g, c in zip(("u", "b", "r"), on_gpu, on_cpu):
       np.testing.assert_allclose(g, c, rtol=rtol, atol=rtol * np.max(np.abs(c)), err_msg=f"d/d{name}")
+
+
+class TransitTest(parameterized.TestCase):
+  """kepler.transit.light_curve on the GPU against the CPU backend: values
+  and gradients, circular and eccentric orbits, with and without exposures,
+  a batch of parameter sets under vmap (one launch), NaN rules."""
+
+  # Three parameter sets: a circular hot Jupiter, an eccentric grazing
+  # planet, an eccentric planet on an inclined orbit given by b.
+  PARAMS = dict(period=np.array([3.1, 11.7, 27.3]), t0=np.array([0.2, -1.3, 4.0]),
+                a=np.array([8.5, 21.0, 40.0]), b=np.array([0.3, 1.02, 0.7]),
+                r=np.array([0.11, 0.06, 0.02]), ecc=np.array([0.0, 0.45, 0.8]),
+                omega=np.array([0.0, 2.1, -0.7]))
+
+  def _times(self, dtype):
+    rng = np.random.default_rng(5)
+    # Times through each transit and far from it, a NaN at the end.
+    t = np.concatenate([rng.uniform(-0.3, 0.3, 600), rng.uniform(-30, 30, 200), [np.nan]])
+    return t.astype(dtype)
+
+  def _model(self, exposure, law="polynomial", u=(0.4, 0.26), mu=None):
+    def fn(params, t):
+      return jax.vmap(lambda p: kepler.transit.light_curve(
+          t + p["t0"], u=jnp.asarray(u, t.dtype), law=law, mu=mu, exposure_time=exposure,
+          **p))(params)
+    return fn
+
+  @parameterized.named_parameters(
+      dict(testcase_name=f"_{kind}_{dname}", exposure=exposure, law=law, u=u, mu=mu, dtype=dtype)
+      for kind, exposure, law, u, mu in (
+          ("instant", 0.0, "polynomial", (0.4, 0.26), None),
+          ("exposure", 0.0204, "polynomial", (0.4, 0.26), None),
+          ("exposure_power2", 0.0204, "power2", (0.7, 0.6), None),
+          ("exposure_tabulated", 0.0204, "tabulated", (1.0, 0.9, 0.75, 0.45),
+           (1.0, 0.7, 0.35, 0.0)))
+      for dname, dtype in DTYPES)
+  def test_values_and_gradients(self, exposure, law, u, mu, dtype):
+    t = self._times(dtype)
+    params = {k: v.astype(dtype) for k, v in self.PARAMS.items()}
+    model = self._model(exposure, law, u, mu)
+    flux = jax.jit(model)
+    grad = jax.jit(jax.grad(lambda p, t: jnp.sum(model(p, t)[:, :-1])))
+    got = {}
+    for device in (DEVICE, CPU):
+      p, x = jax.device_put((params, t), device)
+      f = flux(p, x)
+      self.assertEqual(f.devices(), {device})
+      got[device] = (np.asarray(f, np.float64),
+                     {k: np.asarray(v, np.float64) for k, v in grad(p, x).items()})
+    (f_gpu, g_gpu), (f_cpu, g_cpu) = got[DEVICE], got[CPU]
+    self.assertTrue(np.all(np.isnan(f_gpu[:, -1])), "a NaN time gives NaN")
+    self.assertTrue(np.all(f_gpu[:, :-1] < 1e-300) and np.any(f_gpu < -1e-3), "a transit is seen")
+    # The kernel computes in float64 for both dtypes: float32 differs by rounding.
+    atol = 1e-13 if dtype == np.float64 else 2 * np.finfo(np.float32).eps
+    np.testing.assert_array_equal(np.isnan(f_gpu), np.isnan(f_cpu))
+    np.testing.assert_allclose(f_gpu, f_cpu, rtol=0, atol=atol)
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    for k in params:
+      np.testing.assert_allclose(g_gpu[k], g_cpu[k], rtol=rtol, atol=rtol * np.max(np.abs(g_cpu[k])),
+                                 err_msg=f"d/d{k}")
+
+  def test_batch_is_one_launch(self):
+    t = self._times(np.float64)
+    hlo = jax.jit(self._model(0.0204)).lower(
+        jax.device_put(self.PARAMS, DEVICE), _put(t, DEVICE)).compile().as_text()
+    self.assertEqual(hlo.count(f'custom_call_target="{_ffi.target("transit")}"'), 1)
 
 
 if __name__ == "__main__":
