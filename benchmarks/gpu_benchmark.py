@@ -52,6 +52,7 @@ LC_LAWS = {"quadratic": ("polynomial", bench_common.LAWS["quadratic"]),
 # parameter sets x TRANSIT_TIMES times each, without exposures and with
 # Kepler's long-cadence exposure (TRANSIT_EXPOSURE days).
 TRANSIT_SETS, TRANSIT_TIMES, TRANSIT_EXPOSURE = 1000, 10_000, 0.0204
+SECTIONS = ("lc", "transit", "kepler", "rv")
 # The CPU column of the light curves stops at this N (all cores; 1e8 points
 # of ten coefficients with gradients would take seconds per call).
 CPU_MAX_N = 1_000_000
@@ -365,7 +366,7 @@ def measure(args):
   lc_jit = {law: {k: {"value": jax.jit(fn), "value_and_grad": jax.jit(jax.value_and_grad(
       lambda u, b, r, fn=fn: jnp.sum(fn(u, b, r)), argnums=(0, 1, 2)))} for k, fn in fns.items()}
             for law, fns in lc_fns.items()}
-  for place, keys in (("dev", ("ours", "jaxoplanet")), ("cpu", ("ours",))):
+  for place, keys in (("dev", ("ours", "jaxoplanet")), ("cpu", ("ours",))) * ("lc" in args.sections):
     where = {"dev": device, "cpu": cpu}[place]
     for dtype, n in ((dtype, n) for dtype in DTYPES for n in data["lc_sizes"]
                      if where and (place == "dev" or n <= CPU_MAX_N)):
@@ -381,7 +382,7 @@ def measure(args):
       del b_r, cases
       log(f"light curves on {where}, {dtype} N={n}")
   data["transit_agreement"] = {}
-  for place, where in (("dev", device), ("cpu", cpu)):
+  for place, where in (("dev", device), ("cpu", cpu)) * ("transit" in args.sections):
     for dtype in DTYPES if where else ():
       cases, agree = _transit_cases(jax, jnp, np, transit, dtype, where, data["transit_sets"],
                                     lc_jx is not None and place == "dev")
@@ -390,7 +391,7 @@ def measure(args):
         data["transit_agreement"][dtype] = agree
       del cases
       log(f"transit model on {where}, {dtype}")
-  for dtype in DTYPES:
+  for dtype in DTYPES * ("kepler" in args.sections):
     for n in data["sizes"]:
       m_e = _uniform(jax, dtype, n, device, (0.0, 2 * jnp.pi), (0.0, bench_common.E_MAX))
       cases = {c: (fn, m_e) for c, fn in _copies(jax, jnp, "kepler").items()}
@@ -402,7 +403,7 @@ def measure(args):
   if kepler_jx:
     rv_ops["jaxoplanet"] = model.Ops("jaxoplanet", kepler_jx, lc_jx)
   data["rv_agreement"] = {}
-  for dtype in DTYPES:
+  for dtype in DTYPES * ("rv" in args.sections):
     for n in data["rv_sizes"]:
       cases = _rv_case(jax, jnp, np, model, rv_ops, dtype, n, device)
       times.update({f"rv/{dtype}/{n}/{k}": v for k, v in timers[0](cases).items()})
@@ -650,6 +651,8 @@ def main():
           "is run (default 200)"))),
       (["--check-n"], dict(type=int, default=4096, help="points of the correctness check (default 4096)")),
       (["--no-jaxoplanet"], dict(action="store_true", help="leave jaxoplanet out")),
+      (["--sections"], dict(type=lambda s: set(s.split(",")), default=set(SECTIONS), help=(
+          "comma-separated sections to time (default: all of %s)" % ",".join(SECTIONS)))),
   ])
 
 

@@ -107,7 +107,8 @@ def _kernel_jvp(law, with_du, primals, tangents):
   eps_u = _fd_step(jnp.zeros((), u.dtype))
   # u is 1-D (see _light_curve_jvp); the tabulated law's grid is constant.
   for j in range(first_differentiated(law, u.shape[-1]), u.shape[0]):
-    step = jnp.zeros(u.shape[0], u.dtype).at[j].set(eps_u)
+    # A select, not a scatter (.at[j].set: see transit._kernel_jvp).
+    step = jnp.where(jnp.arange(u.shape[0]) == j, eps_u, 0).astype(u.dtype)
     d_u = central(_kernel(u + step, b, r, law, with_du), _kernel(u - step, b, r, law, with_du),
                   eps_u)
     tangent = jax.tree_util.tree_map(lambda t, d: t + d * du[j], tangent, d_u)
@@ -138,9 +139,11 @@ def _light_curve_jvp(law, primals, tangents):
     # u is 1-D here (light_curve checks it; vmap over u hides the batch): a
     # dot over the coefficients, whose transpose in reverse mode is one dot
     # over the points (measured faster than a sum per coefficient, the
-    # stack's copy included: benchmarks/BENCHMARKS.md).
+    # stack's copy included: benchmarks/BENCHMARKS.md), at full precision: a
+    # float32 dot on a GPU defaults to TF32 (~5e-4 relative).
     first = first_differentiated(law, u.shape[-1])
-    tangent = tangent + jnp.tensordot(du[first:], jnp.stack(d_du), axes=1)
+    tangent = tangent + jnp.tensordot(du[first:], jnp.stack(d_du), axes=1,
+                                      precision=jax.lax.Precision.HIGHEST)
   return flux, tangent
 
 

@@ -54,9 +54,12 @@ def _call(row, t, exposure, law, geometry, derivatives):
 
 def _row_tangent_index(law, n_row):
   """The row entries with a derivative, in the order _call returns them."""
-  n_u = n_row - len(_PARAMS)
-  first = len(_PARAMS) + limb_dark.first_differentiated(law, n_u)
-  return list(range(len(_PARAMS))) + list(range(first, n_row))
+  return list(range(len(_PARAMS))) + list(range(_first_differentiated_u(law, n_row), n_row))
+
+
+def _first_differentiated_u(law, n_row):
+  """The row index of the first of the law's coefficients with a derivative."""
+  return len(_PARAMS) + limb_dark.first_differentiated(law, n_row - len(_PARAMS))
 
 
 def _fd_step(x):
@@ -95,8 +98,11 @@ def _kernel_jvp(law, geometry, primals, tangents):
     # The period, a, b or i, r and e are >= 0.
     lowest = 0.0 if _PARAMS[j:j + 1] in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",)) \
         else None
-    d_j = difference(lambda x: _kernel(row.at[j].set(x), t, exposure, law, geometry), row[j],
-                     _fd_step(row[j]), lowest)
+    # A select, not a scatter (.at[j].set): XLA's GPU scatter kernel reads
+    # past the end of a small buffer (compute-sanitizer memcheck).
+    entry_j = jnp.arange(row.shape[0]) == j
+    d_j = difference(lambda x: _kernel(jnp.where(entry_j, x, row), t, exposure, law, geometry),
+                     row[j], _fd_step(row[j]), lowest)
     tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_row[j], tangent, d_j)
   return out, tangent
 
@@ -116,9 +122,13 @@ def _light_curve_jvp(law, geometry, primals, tangents):
   flux, by_row, by_exposure = _kernel(row, t, exposure, law, geometry)
   tangent = jnp.zeros_like(flux)
   if not _is_zero(d_row):
-    index = _row_tangent_index(law, row.shape[0])
-    # A dot over the row's entries (row is 1-D here; vmap hides a batch).
-    tangent = tangent + jnp.tensordot(d_row[jnp.asarray(index)], jnp.stack(by_row), axes=1)
+    # A dot over the row's entries (row is 1-D here; vmap hides a batch), at
+    # full precision (a float32 dot on a GPU defaults to TF32, ~5e-4), its
+    # tangents taken by slices (a gather's transpose is a scatter).
+    first_u = _first_differentiated_u(law, row.shape[0])
+    d_entries = jnp.concatenate([d_row[:len(_PARAMS)], d_row[first_u:]])
+    tangent = tangent + jnp.tensordot(d_entries, jnp.stack(by_row), axes=1,
+                                      precision=jax.lax.Precision.HIGHEST)
   if not _is_zero(d_t):
     tangent = tangent - by_row[_T0] * d_t
   if not _is_zero(d_exposure):
