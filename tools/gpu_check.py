@@ -18,7 +18,7 @@ Steps, each bounded by a timeout:
   tests          every file tests/test_table.bzl runs on "gpu", with
                  JAX_PLATFORMS=cuda, once per KEPLER_TEST_X64 value of its row
                  (NAME, NAME_x64off), all at the same time, by
-                 tools/wheel_tests.py (JUnit XML), and alongside them
+                 tools/wheel_tests.py (JUnit XML), and after them
   memcheck,      tests/gpu_test.py's SANITIZER_CLASSES under compute-sanitizer
   racecheck      --tool memcheck and --tool racecheck (KEPLER_GPU_TEST_SANITIZER=1),
                  each a run of its own
@@ -193,7 +193,8 @@ def main():
               XLA_PYTHON_CLIENT_PREALLOCATE="false")  # several JAX processes share the GPU
   wheel_tests.copy_tests(TEST_ROOT)
 
-  # tests and sanitizers, at the same time.
+  # The tests at the same time, then the two sanitizers at the same time (a
+  # memcheck run beside ten test processes died of SIGSEGV on an H200).
   runs = [] if knob("KEPLER_SKIP_TESTS") else wheel_tests.select(wheel_tests.load_table(), "gpu")
   only = [t for t in os.environ.get("KEPLER_CHECK_TESTS", "").split(",") if t]
   if only:
@@ -225,7 +226,11 @@ def main():
                                   prefix=("compute-sanitizer", "--tool", tool, *options),
                                   env=dict(JAX_PLATFORMS="cuda", KEPLER_GPU_TEST_SANITIZER="1",
                                            XLA_PYTHON_CLIENT_ALLOCATOR="platform")))
-  wheel_tests.run_tests(runs, PY, TEST_ROOT, LOGS, env=base, jobs=2 if SMOKE else len(runs), quiet=True)
+  for phase in ([t for t in runs if t.label not in SANITIZERS],
+                [t for t in runs if t.label in SANITIZERS]):
+    if phase:
+      wheel_tests.run_tests(phase, PY, TEST_ROOT, LOGS, env=base, jobs=2 if SMOKE else len(phase),
+                            quiet=True)
   for test in runs:
     if test.label not in SANITIZERS:
       finish(test)
