@@ -2,7 +2,16 @@
 
     HERMETIC_PYTHON_VERSION=3.12 bazel run //benchmarks:fit_benchmark [-- --quick]
 
-examples/transit_rv_model.py's `predict`, its chi-square under
+The example's model (examples/transit_rv_model.py's `predict`, what
+examples/transit_rv_fit.py fits): its chi-square under jax.value_and_grad
+in all 11 parameters at the example's observations (489 Kepler long
+cadences around 20 transits, 40 radial velocities), on kepler.transit and
+on jaxoplanet's System light curve, with the exposures (exact; jaxoplanet's
+`integrate` at the fewest samples within 1 ppm of the exact mean) and
+without; the targets DEMO_TARGETS.
+
+The same model without exposures written on the two lower ops
+(`predict_on_ops`), its chi-square under
 jax.value_and_grad in all 11 parameters, N = 1e3 and 1e5 light-curve points
 (around four transits) and as many radial velocities, float64, in a worker
 pinned to one CPU with XLA's intra-op pool off; and each op on the inputs
@@ -24,6 +33,13 @@ QUICK_SIZES = (1_000, 10_000)
 # Evaluations per compiled loop (_in_loop), per N: a loop lasts about 1 to 10 ms.
 LOOP_CALLS = {1_000: 200, 10_000: 50, 100_000: 10}
 # (case, reference case, what, limit): time(case) / time(reference) <= limit.
+# (case, reference case, what, limit): time(case) / time(reference) >= limit.
+DEMO_TARGETS = (
+    ("demo/jaxoplanet, no exposures", "demo/kepler, no exposures", "without exposures", 10.0),
+    ("demo/jaxoplanet, integrated", "demo/kepler", "with the exposures (1 ppm)", 30.0),
+)
+PPM = 1e-6
+DEMO_LOOP_CALLS = 20
 TARGETS = (
     ("lc/ours/value_and_grad", "lc/ours/value", "light curve: value + gradients in (b, r, u)", 1.5),
     ("kepler/ours/jvp", "kepler/ours/forward", "true anomaly: jax.jvp", 1.2),
@@ -42,7 +58,7 @@ def _model_inputs(np, jnp, model, n):
                          for k in (-2, -1, 0, 1)])[:n]
   t_rv = np.sort(rng.uniform(0.0, 60.0, n))
   true_params = {k: jnp.asarray(v) for k, v in truth.items()}
-  flux, rv = model.predict(true_params, jnp.asarray(t_lc), jnp.asarray(t_rv))
+  flux, rv = model.predict_on_ops(true_params, jnp.asarray(t_lc), jnp.asarray(t_rv))
   y_lc = np.asarray(flux) + rng.normal(0, 150e-6, n)
   y_rv = np.asarray(rv) + rng.normal(0, 4.0, n)
   # Evaluated a little off the truth, as a fit's steps are.
@@ -62,7 +78,7 @@ def _op_inputs(model, params, t_lc, t_rv):
     seen["lc"] = (u, b, r)
     return model.OURS.light_curve(u, b, r)
 
-  model.predict(params, t_lc, t_rv, model.Ops("recording", true_anomaly, light_curve))
+  model.predict_on_ops(params, t_lc, t_rv, model.Ops("recording", true_anomaly, light_curve))
   return seen["kepler"], seen["lc"]
 
 
@@ -108,7 +124,7 @@ def _cases(jax, jnp, np, model, n):
     key = "ours" if ops is model.OURS else "jaxoplanet"
 
     def chi2(p, ops=ops):
-      flux, rv = model.predict(p, t_lc, t_rv, ops)
+      flux, rv = model.predict_on_ops(p, t_lc, t_rv, ops)
       return jnp.sum(jnp.square((flux - y_lc) / 150e-6)) + jnp.sum(jnp.square((rv - y_rv) / 4.0))
 
     cases[f"model/{key}/value"] = (jax.jit(chi2), (params,))
@@ -152,6 +168,44 @@ def _cases(jax, jnp, np, model, n):
   return cases, agreement
 
 
+def _demo_cases(jax, jnp, np, model):
+  """The example's model: ({case: (jit(value_and_grad(chi2)), (params,))},
+  {"samples": jaxoplanet's, "error": its distance from the exact mean,
+  "points": (light-curve, RV)})."""
+  t_lc, t_rv = (jnp.asarray(x) for x in model.observation_times(model.TRUTH, 7))
+  truth = {k: jnp.asarray(v) for k, v in model.TRUTH.items()}
+  rng = np.random.default_rng(bench_common.SEED)
+  flux, rv = model.predict(truth, t_lc, t_rv)
+  y_lc = flux + rng.normal(0, 150e-6, flux.shape)
+  y_rv = rv + rng.normal(0, 4.0, rv.shape)
+  names = list(model.TRUTH)
+  params = {k: jnp.asarray(v * (1 + 1e-3)) for k, v in model.TRUTH.items()}
+  z = jnp.stack([params[k] for k in names])  # one array: what _in_loop perturbs
+  exact = np.asarray(model.predict(params, t_lc, t_rv)[0])
+  samples = 3
+  while True:  # odd sample counts, doubling, until within 1 ppm of the exact mean
+    backend = model.jaxoplanet_backend(model.EXPOSURE, samples)
+    error = float(np.max(np.abs(np.asarray(jax.jit(
+        lambda p, b=backend: model.predict(p, t_lc, t_rv, b)[0])(params)) - exact)))
+    if error <= PPM or samples > 1000:
+      break
+    samples = 2 * samples - 1
+  cases = {}
+  for key, backend in (("kepler", model.KEPLER), ("jaxoplanet, integrated", backend),
+                       ("kepler, no exposures", model.kepler_backend(0.0)),
+                       ("jaxoplanet, no exposures", model.jaxoplanet_backend(0.0))):
+
+    def chi2(z, backend=backend):
+      flux, rv = model.predict(dict(zip(names, z)), t_lc, t_rv, backend)
+      return jnp.sum(jnp.square((flux - y_lc) / 150e-6)) + jnp.sum(jnp.square((rv - y_rv) / 4.0))
+
+    fn = jax.jit(jax.value_and_grad(chi2))
+    cases[f"demo/{key}"] = (fn, (z,))
+    cases[f"loop/demo/{key}"] = (_in_loop(jax, jnp, fn, DEMO_LOOP_CALLS),
+                                 (z, jnp.zeros((), jnp.float64)))
+  return cases, {"samples": samples, "error": error, "points": (int(t_lc.size), int(t_rv.size))}
+
+
 def _dispatch_extra(t):
   """What two more arrays in and out cost a jitted function (s per call)."""
   return t["dispatch/4"]["min"] - t["dispatch/2"]["min"]
@@ -172,6 +226,13 @@ def measure_worker(quick):
   import kepler  # pylint: disable=g-import-not-at-top
 
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
+  print("  the example's model", file=sys.stderr, flush=True)
+  cases, demo = _demo_cases(jax, jnp, np, model)
+  demo["times"] = timer(cases, interleave=False)
+  for name in demo["times"]:  # the loops' times, per evaluation
+    if name.startswith("loop/"):
+      demo["times"][name] = {k: v / DEMO_LOOP_CALLS if k in ("min", "median", "max") else v
+                             for k, v in demo["times"][name].items()}
   results = {}
   for n in (QUICK_SIZES if quick else SIZES):
     print(f"  N = {n:,}", file=sys.stderr, flush=True)
@@ -185,7 +246,7 @@ def measure_worker(quick):
     # of the true anomaly's input (2N: light-curve and RV times) for it.
     size = {"model": n, "lc": n, "kepler": int(cases["kepler/ours/forward"][1][0].size)}
     results[str(n)] = {"times": times, "agreement": agreement, "size": size}
-  return dict(threads, results=results, versions=bench_common.versions(
+  return dict(threads, results=results, demo=demo, versions=bench_common.versions(
       ("jax", "jaxlib", "jaxoplanet"), kepler=kepler.__version__))
 
 
@@ -205,6 +266,27 @@ def report(data):
       "float64; min of the repeats, each case timed on its own (bench_common.Timer). ns per "
       "point: per light-curve point for the model (N light-curve and N RV points) and the light "
       "curve, per solve for the true anomaly (2N: every time of the model)."])
+  demo = res["demo"]
+  out.section("The example's model")
+  out.para("jax.value_and_grad of the chi-square of examples/transit_rv_model.py's `predict` (the "
+           "example's log likelihood; its priors add the same to every row) in its 11 parameters, "
+           "%d light-curve points (Kepler long cadences around 20 transits) and %d radial "
+           "velocities, 1e-3 off the truth; jaxoplanet's `integrate` at %d samples, within %.1e of "
+           "the exact exposure mean. us per evaluation (min of the repeats), in a compiled loop "
+           "(%d evaluations in one jitted lax.fori_loop, as a sampler runs them; the targets are "
+           "judged here) and called alone from Python." % (
+               *demo["points"], demo["samples"], demo["error"], DEMO_LOOP_CALLS))
+  t = demo["times"]
+  out.table(["backend", "value + gradient, in a loop", "called alone"],
+            [[k.split("/", 1)[1], "%.1f us" % (t["loop/" + k]["min"] * 1e6),
+              "%.1f us" % (v["min"] * 1e6)] for k, v in t.items() if not k.startswith("loop/")])
+  ratio = lambda case, reference, prefix: t[prefix + case]["min"] / t[prefix + reference]["min"]
+  out.table(["target: jaxoplanet's time / kepler's", "in a loop", "called alone", "status"], [
+      [f"{what} >= {limit:.0f}x", "%.1fx" % ratio(case, reference, "loop/"),
+       "%.1fx" % ratio(case, reference, ""),
+       "met" if ratio(case, reference, "loop/") >= limit else "MISSED"]
+      for case, reference, what, limit in DEMO_TARGETS])
+  out.section("The model on the two lower ops (no exposures)")
   rows = []
   for n, r in res["results"].items():
     t, size = r["times"], r["size"]

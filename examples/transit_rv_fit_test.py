@@ -92,10 +92,14 @@ def _quadrature_flux(u1, u2, b, r):
   return -lost / total
 
 
-def _predict(params, t_lc, t_rv=(0.0,), ops=fit.OURS):
+# The model at the times themselves (no exposures): what the references give.
+INSTANT = fit.kepler_backend(0.0)
+
+
+def _predict(params, t_lc, t_rv=(0.0,), backend=INSTANT):
   params = {name: jnp.asarray(value, dtype=jnp.float64) for name, value in params.items()}
   flux, rv = fit.predict(params, jnp.asarray(t_lc, dtype=jnp.float64),
-                         jnp.asarray(t_rv, dtype=jnp.float64), ops)
+                         jnp.asarray(t_rv, dtype=jnp.float64), backend)
   return np.asarray(flux), np.asarray(rv)
 
 
@@ -160,13 +164,36 @@ class ModelTest(unittest.TestCase):
     self.assertAlmostEqual((u1 + u2)**2, 0.36, places=14)
     self.assertAlmostEqual(u1 / (2 * (u1 + u2)), 0.32, places=14)
 
-  def test_our_ops_and_jaxoplanets_give_the_same_model(self):
+  def test_kepler_and_jaxoplanet_give_the_same_model(self):
     data = fit.simulate()
     ours = _predict(fit.TRUTH, data["t_lc"], data["t_rv"])
-    theirs = _predict(fit.TRUTH, data["t_lc"], data["t_rv"], fit.jaxoplanet_ops())
+    theirs = _predict(fit.TRUTH, data["t_lc"], data["t_rv"], fit.jaxoplanet_backend(0.0))
     np.testing.assert_allclose(ours[0], theirs[0], rtol=0, atol=1e-10)  # relative flux
     np.testing.assert_allclose(ours[1], theirs[1], rtol=0, atol=1e-9)  # m/s
     self.assertLess(ours[0].min(), -0.005)  # the comparison covers the transits
+    # With the exposures: jaxoplanet's integrate converges to the exact mean.
+    exact = _predict(fit.TRUTH, data["t_lc"], backend=fit.KEPLER)[0]
+    errors = [np.max(np.abs(_predict(fit.TRUTH, data["t_lc"], backend=fit.jaxoplanet_backend(
+        fit.EXPOSURE, s))[0] - exact)) for s in (17, 65)]
+    self.assertLess(errors[1], 1e-6)
+    self.assertLess(errors[1], errors[0] / 8)  # second order: 4x the samples, 1/16 the error
+
+  def test_exposure_mean_against_quadrature(self):
+    """Each observed point is the mean of the instantaneous model over its
+    29.4-minute exposure (scipy's quad, the contacts as breakpoints)."""
+    from scipy import integrate  # pylint: disable=g-import-not-at-top
+    truth = fit.TRUTH
+    half = fit.EXPOSURE / 2
+    times = truth["t0"] + np.array([-0.07, -0.055, -0.03, 0.0, 0.052, 0.06, 0.2])
+    exact = _predict(truth, times, backend=fit.KEPLER)[0]
+    fine = np.linspace(truth["t0"] - 0.12, truth["t0"] + 0.12, 24001)
+    instant = _predict(truth, fine)[0]
+    inside = np.flatnonzero(np.diff(instant != 0))  # the first and last contacts
+    for t, want in zip(times, exact):
+      points = [fine[i] for i in inside if t - half < fine[i] < t + half]
+      mean = integrate.quad(lambda x: float(_predict(truth, [x])[0][0]), t - half, t + half,
+                            points=points or None, epsabs=1e-12, limit=200)[0] / fit.EXPOSURE
+      self.assertAlmostEqual(want, mean, delta=2e-9, msg=f"t - t0 = {t - truth['t0']}")
 
 
 # ---------------------------------------------------------------------------
@@ -197,12 +224,22 @@ class ResultsTest(unittest.TestCase):
 
   def test_timing_compares_the_same_model(self):
     results = _results(self)
-    for name in ("kepler", "jaxoplanet"):
+    samples, error = results["jaxoplanet_samples"]
+    self.assertLessEqual(error, fit.PPM)
+    names = ("kepler", f"jaxoplanet, {samples} samples", "kepler, no exposures",
+             "jaxoplanet, no exposures")
+    self.assertEqual(sorted(results["timing"]), sorted(names))
+    for name in names:
       self.assertGreater(results["timing"][name]["seconds"], 0.0)
-    # The same log posterior (thousands in size) on both implementations.
+    # The same log posterior (thousands in size) on both implementations:
+    # without exposures to rounding; with them to jaxoplanet's 1 ppm (the
+    # log likelihood moves by sum |r| / sigma^2 * 1e-6, a few units here).
     self.assertLess(results["timing_max_abs_diff"], 1e-6)
-    self.assertAlmostEqual(results["timing"]["kepler"]["value"],
-                           results["timing"]["jaxoplanet"]["value"], delta=1e-6)
+    timing = results["timing"]
+    self.assertAlmostEqual(timing["kepler, no exposures"]["value"],
+                           timing["jaxoplanet, no exposures"]["value"], delta=1e-6)
+    self.assertAlmostEqual(timing["kepler"]["value"], timing[names[1]]["value"], delta=10.0)
+    self.assertEqual(sorted(results["timing_speedups"]), ["exposures", "no exposures"])
 
   def test_png_and_its_metadata(self):
     _results(self)

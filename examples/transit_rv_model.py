@@ -1,20 +1,32 @@
-"""The transit + radial-velocity model of examples/transit_rv_fit.py, on swappable ops.
+"""The transit + radial-velocity model of examples/transit_rv_fit.py.
 
-`predict` (and its radial velocity alone, `radial_velocity`) is written once
-on a pair of ops (`Ops`: a true anomaly and a limb-darkened light curve), so
-that the same model runs on kepler's ops (`OURS`) and on jaxoplanet's
-(`jaxoplanet_ops()`): the example's fit and timing, and
-benchmarks/fit_benchmark.py and gpu_benchmark.py, use it. Needs jax and
-kepler only (jaxoplanet for `jaxoplanet_ops`).
+`predict`: the flux observed with Kepler's long-cadence exposures and the
+star's radial velocity, from the 11 fitted parameters (`TRUTH`'s keys), on a
+`Backend`: `kepler_backend()` (`kepler.transit`, one kernel call for the
+light curve with its exact exposure integral and every gradient, one for the
+radial velocity) or `jaxoplanet_backend()` (jaxoplanet 0.2's System light
+curve, its `integrate` with a number of samples for the exposures). The
+example's fit uses `KEPLER`; its timing and benchmarks/fit_benchmark.py
+compare the backends on the same model. `observation_times` lays out the
+simulated observations.
+
+`predict_on_ops` is the same model without exposures written on two lower
+ops (`Ops`: a true anomaly and a light curve of separations), the glue a
+user writes around `kepler.true_anomaly` and `kepler.limb_dark.light_curve`
+(`OURS`) or jaxoplanet's core functions (`jaxoplanet_ops()`):
+benchmarks/fit_benchmark.py and gpu_benchmark.py time the ops inside it.
+Needs jax and kepler only (jaxoplanet for its backend and ops).
 """
 
 import collections
 import math
 
 import jax.numpy as jnp
+import numpy as np
 
 import kepler
 from kepler import limb_dark
+from kepler import transit
 
 Ops = collections.namedtuple("Ops", ["name", "true_anomaly", "light_curve"])
 Ops.__doc__ = """A true anomaly (M, e) -> (sin f, cos f) and a light curve (u, b, r) -> flux - 1."""
@@ -96,7 +108,7 @@ def radial_velocity(params, t, ops=OURS):
   return _velocity(params, ecc, cos_w, cos_wf)
 
 
-def predict(params, t_lc, t_rv, ops=OURS):
+def predict_on_ops(params, t_lc, t_rv, ops=OURS):
   """(flux - 1 at the times t_lc, the star's radial velocity in m/s at t_rv).
 
   params: a dict with the keys of TRUTH (scalars). The orbit: the mean
@@ -104,7 +116,8 @@ def predict(params, t_lc, t_rv, ops=OURS):
   for the times of both), the planet's projected separation from the star's
   centre in stellar radii (the flux is 0 while the planet is behind the
   star), and the limb-darkened light curve from `ops.light_curve`; the
-  radial velocity is `radial_velocity`'s. Times in days.
+  radial velocity is `radial_velocity`'s. Times in days. No exposure
+  integral: the flux at the times themselves.
   """
   n = t_lc.shape[0]
   ecc, cos_w, sin_w, cos_f, cos_wf, sin_wf = _orbit(params, jnp.concatenate([t_lc, t_rv]), ops)
@@ -118,3 +131,108 @@ def predict(params, t_lc, t_rv, ops=OURS):
   u = limb_darkening(params["q1"], params["q2"])
   flux = jnp.where(sin_wf[:n] > 0, ops.light_curve(u, sep, params["r"]), 0.0)
   return flux, _velocity(params, ecc, cos_w, cos_wf[n:])
+
+
+# ---------------------------------------------------------------------------
+# The model on kepler.transit (or jaxoplanet's System): what the example fits.
+
+EXPOSURE = 29.4 / 1440  # Kepler's long cadence (and exposure), days
+# The simulated observations: every long cadence within LC_WINDOW days of a
+# mid-transit of the epochs LC_TRANSITS (a quarter of Kepler photometry
+# around its transits), and RV_POINTS radial velocities over RV_SPAN days.
+LC_TRANSITS = tuple(range(-10, 10))
+LC_WINDOW = 0.25
+RV_POINTS = 40
+RV_SPAN = (0.0, 60.0)
+
+Backend = collections.namedtuple("Backend", ["name", "light_curve", "radial_velocity"])
+Backend.__doc__ = """light_curve(elements, u, t) -> flux - 1 as observed (its exposures its
+own); radial_velocity(elements, t) -> the star's velocity, gamma excluded."""
+
+
+def elements(params):
+  """The orbit of the fitted parameters in batman's and jaxoplanet's terms:
+  period, t0 (mid-transit), a (a/R*), b, r, ecc, omega (the planet's
+  argument of periastron, radians), K. A circular orbit (h = k = 0) gets
+  omega = pi/2, with finite gradients; e is capped at 0.99 (the prior stops
+  at E_MAX, but a sampler's trial step may not)."""
+  h, k = params["sqrt_e_cosw"], params["sqrt_e_sinw"]
+  ecc = h**2 + k**2
+  circular = ecc == 0
+  omega = jnp.arctan2(jnp.where(circular, 1.0, k), jnp.where(circular, 0.0, h))
+  return {"period": params["period"], "t0": params["t0"], "a": params["a_rs"], "b": params["b"],
+          "r": params["r"], "ecc": jnp.minimum(ecc, 0.99), "omega": omega, "K": params["k_rv"]}
+
+
+def kepler_backend(exposure_time=EXPOSURE):
+  """`kepler.transit`: the light curve averaged exactly over exposures of
+  exposure_time days (0: none), and the radial velocity."""
+
+  def light_curve(el, u, t):
+    return transit.light_curve(t, period=el["period"], t0=el["t0"], a=el["a"], b=el["b"],
+                               r=el["r"], ecc=el["ecc"], omega=el["omega"], u=u,
+                               exposure_time=exposure_time)
+
+  def radial_velocity(el, t):
+    return transit.radial_velocity(t, period=el["period"], t0=el["t0"], K=el["K"],
+                                   ecc=el["ecc"], omega=el["omega"])
+
+  name = "kepler" if exposure_time else "kepler, no exposures"
+  return Backend(name, light_curve, radial_velocity)
+
+
+def jaxoplanet_backend(exposure_time=EXPOSURE, samples=None):
+  """jaxoplanet 0.2's System (a star of unit radius whose mass gives a/R* at
+  the period, by its own gravitational constant): its light curve averaged
+  over the exposures by `integrate` with `samples` points (None or
+  exposure_time 0: not averaged), its body's radial velocity."""
+  # pylint: disable=g-import-not-at-top
+  from jaxoplanet import constants
+  from jaxoplanet.light_curves import limb_dark as jaxoplanet_light_curve
+  from jaxoplanet.light_curves import transforms
+  from jaxoplanet.orbits import keplerian
+  # pylint: enable=g-import-not-at-top
+
+  def body(el):
+    mass = 4 * math.pi**2 * el["a"]**3 / (constants.G * el["period"]**2)
+    return keplerian.System(keplerian.Central(radius=1.0, mass=mass), bodies=[keplerian.Body(
+        period=el["period"], time_transit=el["t0"], impact_param=el["b"], radius=el["r"],
+        eccentricity=el["ecc"], omega_peri=el["omega"], radial_velocity_semiamplitude=el["K"])])
+
+  integrated = bool(exposure_time and samples)
+
+  def light_curve(el, u, t):
+    fn = jaxoplanet_light_curve.light_curve(body(el), u)
+    if integrated:
+      fn = transforms.integrate(fn, exposure_time=exposure_time, num_samples=samples)
+    return fn(t)[..., 0]
+
+  def radial_velocity(el, t):
+    return body(el).bodies[0].radial_velocity(t)
+
+  name = f"jaxoplanet, {samples} samples" if integrated else "jaxoplanet, no exposures"
+  return Backend(name, light_curve, radial_velocity)
+
+
+KEPLER = kepler_backend()
+
+
+def predict(params, t_lc, t_rv, backend=KEPLER):
+  """(flux - 1 at the times t_lc as `backend` observes it, the star's radial
+  velocity in m/s at t_rv). params: a dict with the keys of TRUTH."""
+  el = elements(params)
+  u = limb_darkening(params["q1"], params["q2"])
+  return (backend.light_curve(el, u, t_lc),
+          backend.radial_velocity(el, t_rv) + params["gamma"])
+
+
+def observation_times(truth, seed):
+  """(t_lc, t_rv): the long cadences (every EXPOSURE days from the first
+  window's start) within LC_WINDOW of the mid-transits of LC_TRANSITS, and
+  RV_POINTS times drawn uniformly over RV_SPAN (numpy, seeded)."""
+  centres = truth["t0"] + np.asarray(LC_TRANSITS) * truth["period"]
+  start = centres[0] - LC_WINDOW
+  grid = start + EXPOSURE * np.arange(int((centres[-1] + LC_WINDOW - start) / EXPOSURE) + 1)
+  near = np.min(np.abs(grid[:, None] - centres[None, :]), axis=1) <= LC_WINDOW
+  rng = np.random.default_rng(seed)
+  return grid[near], np.sort(rng.uniform(*RV_SPAN, RV_POINTS))
