@@ -13,11 +13,16 @@ r = 0.1, the quadratic law u = (0.4, 0.26)), ns per time:
   `integrate` and batman's supersampling, each at the fewest samples (odd,
   from a doubling search) that bring it within 1 ppm of ours everywhere,
   that number reported;
-- the targets (TARGETS) marked met or missed; the agreement of the columns.
+- the light-curve evaluations per exposure of ours, in and out of transit
+  (benchmarks/exposure_counts.cc runs the same exposure code and counts);
+- the targets (TARGETS, COUNT_TARGETS) marked met or missed; the agreement
+  of the columns.
 See benchmarks/BENCHMARKS.md.
 """
 
 import functools
+import os
+import subprocess
 
 import bench_common
 
@@ -26,6 +31,10 @@ PERIOD, B, R = 3.0, 0.3, 0.1
 U = (0.4, 0.26)
 EXPOSURE = 29.4 / 1440  # Kepler long cadence, days
 PPM = 1e-6
+# The evaluation counts' targets: per exposure, in transit (mean) and out.
+COUNT_TARGETS = {"in transit": 12.0, "out of transit": 2.0}
+# The counting program (exposure_counts.cc), in the runfiles next to this file.
+COUNTS_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exposure_counts")
 # (case, reference case, relation, limit): "<=": time(case) / time(reference)
 # <= limit; ">=": time(reference) / time(case) >= limit.
 TARGETS = (
@@ -88,6 +97,23 @@ def _fewest_samples(np, fn, exact, start=3, most=4097):
     s = 2 * s - 1
 
 
+def _evaluation_counts(np, a, t, exact):
+  """{"in transit" | "out of transit": (mean, max, exposures)}: the
+  light-curve evaluations of each exposure's exact mean (exposure_counts.cc),
+  in transit where the mean is not 0; or a string saying why not."""
+  if not os.access(COUNTS_PROGRAM, os.X_OK):
+    return f"not counted: {COUNTS_PROGRAM} missing (run through Bazel)"
+  args = [COUNTS_PROGRAM] + [repr(float(x)) for x in (PERIOD, 0.0, a, B, R, 0.0, 0.0, *U)]
+  lines = "".join(f"{x!r} {EXPOSURE!r}\n" for x in np.asarray(t, np.float64).tolist())
+  out = subprocess.run(args, input=lines, capture_output=True, text=True, check=True, timeout=120)
+  counts = np.array([int(x) for x in out.stdout.split()])
+  if counts.size != len(t):
+    return f"not counted: {counts.size} counts for {len(t)} times"
+  inside = np.asarray(exact) != 0
+  return {name: (float(np.mean(counts[m])), int(np.max(counts[m])), int(np.sum(m)))
+          for name, m in (("in transit", inside), ("out of transit", ~inside)) if np.any(m)}
+
+
 def measure_mode(quick):
   threads = bench_common.cpu_worker(cpus=1)
   jax, jnp, np = bench_common.import_jax()
@@ -122,6 +148,7 @@ def measure_mode(quick):
   }
   batman_value = _batman(np, a, t_host)
   exact = np.asarray(ours(p, t, EXPOSURE))
+  counts = _evaluation_counts(np, a, t_host, exact)
   agreement = {
       "jaxoplanet": float(np.max(np.abs(np.asarray(jaxoplanet_fn(p, t)) - ours(p, t)))),
       "batman": float(np.max(np.abs(batman_value() - ours(p, t)))),
@@ -147,7 +174,7 @@ def measure_mode(quick):
   if samples["batman"][0]:
     times.update(numpy_timer({"batman/exposure/value": (
         _batman(np, a, t_host, samples["batman"][0]), ())}, interleave=False))
-  return dict(threads, n=n, a=a, times=times, agreement=agreement, samples=samples,
+  return dict(threads, n=n, a=a, times=times, agreement=agreement, samples=samples, counts=counts,
               versions=bench_common.versions(("jax", "jaxlib", "jaxoplanet", "batman-package")))
 
 
@@ -193,6 +220,14 @@ def report(data):
       for peer, (s, err) in res["samples"].items())
       + ". jaxoplanet: `integrate(..., num_samples=s)` (order 0); batman: "
       "`supersample_factor=s, exp_time=T`.")
+  counts = res["counts"]
+  if isinstance(counts, str):
+    out.para(f"Light-curve evaluations per exposure: {counts}.")
+  else:
+    out.para("Light-curve evaluations per exposure of ours (the exact mean; counted by "
+             "benchmarks/exposure_counts.cc, the same header): " + "; ".join(
+                 f"{name}: {mean:.2f} on average, at most {most} ({k:,} exposures)"
+                 for name, (mean, most, k) in counts.items()) + ".")
   rows = []
   for case, reference, relation, limit in TARGETS:
     num, den = (reference, case) if relation == ">=" else (case, reference)
@@ -200,6 +235,12 @@ def report(data):
     met = ratio >= limit if relation == ">=" else ratio <= limit
     rows.append([f"{case} {relation} {limit:g}x {reference}", f"{ratio:.2f}x",
                  "met" if met else "MISSED"])
+  if not isinstance(counts, str):
+    for name, limit in COUNT_TARGETS.items():
+      if name in counts:
+        mean = counts[name][0]
+        rows.append([f"evaluations per exposure {name} <= {limit:g} on average", f"{mean:.2f}",
+                     "met" if mean <= limit else "MISSED"])
   out.section("Targets (one thread)")
   out.table(["target", "measured", "status"], rows)
   out.para("Agreement with ours without exposures (max |difference|): " + "; ".join(
