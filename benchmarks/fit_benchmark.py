@@ -181,17 +181,12 @@ def _demo_cases(jax, jnp, np, model):
   names = list(model.TRUTH)
   params = {k: jnp.asarray(v * (1 + 1e-3)) for k, v in model.TRUTH.items()}
   z = jnp.stack([params[k] for k in names])  # one array: what _in_loop perturbs
-  exact = np.asarray(model.predict(params, t_lc, t_rv)[0])
-  samples = 3
-  while True:  # odd sample counts, doubling, until within 1 ppm of the exact mean
-    backend = model.jaxoplanet_backend(model.EXPOSURE, samples)
-    error = float(np.max(np.abs(np.asarray(jax.jit(
-        lambda p, b=backend: model.predict(p, t_lc, t_rv, b)[0])(params)) - exact)))
-    if error <= PPM or samples > 1000:
-      break
-    samples = 2 * samples - 1
+  samples, error = model.fewest_samples(params, t_lc, PPM, most=4097)
+  if samples is None:
+    raise RuntimeError(f"jaxoplanet's integrate not within {PPM} at 4097 samples ({error:.1e})")
   cases = {}
-  for key, backend in (("kepler", model.KEPLER), ("jaxoplanet, integrated", backend),
+  for key, backend in (("kepler", model.KEPLER),
+                       ("jaxoplanet, integrated", model.jaxoplanet_backend(model.EXPOSURE, samples)),
                        ("kepler, no exposures", model.kepler_backend(0.0)),
                        ("jaxoplanet, no exposures", model.jaxoplanet_backend(0.0))):
 

@@ -53,6 +53,7 @@ from numpyro.infer import util as numpyro_util
 from scipy import optimize
 
 import kepler
+import transit_rv_model
 from transit_rv_model import (EXPOSURE, KEPLER, LC_TRANSITS, LC_WINDOW, RV_POINTS, TRUTH,  # pylint: disable=unused-import
                               jaxoplanet_backend, kepler_backend, limb_darkening,
                               observation_times, predict)
@@ -331,22 +332,11 @@ def sample(data, init, backend=KEPLER, chains=4, warmup=250, samples=400, seed=S
 # The comparison: one value + gradient on kepler.transit and on jaxoplanet.
 
 
-def fewest_samples(data, params, most=1025):
-  """(s, error): the fewest samples s of jaxoplanet's `integrate` (odd,
-  doubling: 3, 5, 9, 17, ...) whose light curve at `params` is within PPM
-  of the exact exposure mean (kepler.transit) at every time of the data;
-  (None, the error at `most`) if none up to `most` is."""
-  p = _as_jnp(params)
-  t_lc, t_rv = jnp.asarray(data["t_lc"]), jnp.asarray(data["t_rv"])
-  exact = np.asarray(jax.jit(predict)(p, t_lc, t_rv)[0])
-  s = 3
-  while True:
-    backend = jaxoplanet_backend(EXPOSURE, s)
-    flux = jax.jit(lambda p, backend=backend: predict(p, t_lc, t_rv, backend)[0])(p)
-    error = float(np.max(np.abs(np.asarray(flux) - exact)))
-    if error <= PPM or s >= most:
-      return (s if error <= PPM else None), error
-    s = 2 * s - 1
+def fewest_samples(data, params):
+  """(s, error): the fewest samples of jaxoplanet's `integrate` within PPM
+  of the exact exposure mean at the data's times, at `params`
+  (transit_rv_model.fewest_samples)."""
+  return transit_rv_model.fewest_samples(_as_jnp(params), jnp.asarray(data["t_lc"]), PPM)
 
 
 def timing_backends(samples):

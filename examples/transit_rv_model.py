@@ -21,6 +21,7 @@ Needs jax and kepler only (jaxoplanet for its backend and ops).
 import collections
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -224,6 +225,23 @@ def predict(params, t_lc, t_rv, backend=KEPLER):
   u = limb_darkening(params["q1"], params["q2"])
   return (backend.light_curve(el, u, t_lc),
           backend.radial_velocity(el, t_rv) + params["gamma"])
+
+
+def fewest_samples(params, t_lc, limit=1e-6, most=1025):
+  """(s, error): the fewest samples s of jaxoplanet's `integrate` (odd,
+  doubling: 3, 5, 9, 17, ...) whose light curve at `params` is within
+  `limit` of the exact exposure mean (`KEPLER`) at every time of t_lc;
+  (None, the error at `most`) if none up to `most` is."""
+  t_rv = t_lc[:1]
+  exact = np.asarray(jax.jit(lambda p: predict(p, t_lc, t_rv)[0])(params))
+  s = 3
+  while True:
+    backend = jaxoplanet_backend(EXPOSURE, s)
+    flux = jax.jit(lambda p, backend=backend: predict(p, t_lc, t_rv, backend)[0])(params)
+    error = float(np.max(np.abs(np.asarray(flux) - exact)))
+    if error <= limit or s >= most:
+      return (s if error <= limit else None), error
+    s = 2 * s - 1
 
 
 def observation_times(truth, seed):
