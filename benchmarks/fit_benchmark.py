@@ -32,14 +32,18 @@ SIZES = (1_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)
 # Evaluations per compiled loop (_in_loop), per N: a loop lasts about 1 to 10 ms.
 LOOP_CALLS = {1_000: 200, 10_000: 50, 100_000: 10}
-# (case, reference case, what, limit): time(case) / time(reference) <= limit.
-# (case, reference case, what, limit): time(case) / time(reference) >= limit.
+# The example's model: (case, reference case, what, limit):
+# time(case) / time(reference) >= limit.
 DEMO_TARGETS = (
     ("demo/jaxoplanet, no exposures", "demo/kepler, no exposures", "without exposures", 10.0),
     ("demo/jaxoplanet, integrated", "demo/kepler", "with the exposures (1 ppm)", 30.0),
 )
 PPM = 1e-6
 DEMO_LOOP_CALLS = 20
+# The noise of the data the chi-squares weigh: light curve, radial velocity.
+LC_SIGMA, RV_SIGMA = 150e-6, 4.0
+# The lower ops: (case, reference case, what, limit):
+# time(case) / time(reference) <= limit.
 TARGETS = (
     ("lc/ours/value_and_grad", "lc/ours/value", "light curve: value + gradients in (b, r, u)", 1.5),
     ("kepler/ours/jvp", "kepler/ours/forward", "true anomaly: jax.jvp", 1.2),
@@ -59,8 +63,8 @@ def _model_inputs(np, jnp, model, n):
   t_rv = np.sort(rng.uniform(0.0, 60.0, n))
   true_params = {k: jnp.asarray(v) for k, v in truth.items()}
   flux, rv = model.predict_on_ops(true_params, jnp.asarray(t_lc), jnp.asarray(t_rv))
-  y_lc = np.asarray(flux) + rng.normal(0, 150e-6, n)
-  y_rv = np.asarray(rv) + rng.normal(0, 4.0, n)
+  y_lc = np.asarray(flux) + rng.normal(0, LC_SIGMA, n)
+  y_rv = np.asarray(rv) + rng.normal(0, RV_SIGMA, n)
   # Evaluated a little off the truth, as a fit's steps are.
   params = {k: jnp.asarray(v * (1 + 1e-3)) for k, v in truth.items()}
   return params, jnp.asarray(t_lc), jnp.asarray(t_rv), (jnp.asarray(y_lc), jnp.asarray(y_rv))
@@ -124,8 +128,7 @@ def _cases(jax, jnp, np, model, n):
     key = "ours" if ops is model.OURS else "jaxoplanet"
 
     def chi2(p, ops=ops):
-      flux, rv = model.predict_on_ops(p, t_lc, t_rv, ops)
-      return jnp.sum(jnp.square((flux - y_lc) / 150e-6)) + jnp.sum(jnp.square((rv - y_rv) / 4.0))
+      return _chi2(jnp, model.predict_on_ops(p, t_lc, t_rv, ops), (y_lc, y_rv))
 
     cases[f"model/{key}/value"] = (jax.jit(chi2), (params,))
     cases[f"model/{key}/value_and_grad"] = (jax.jit(jax.value_and_grad(chi2)), (params,))
@@ -168,6 +171,18 @@ def _cases(jax, jnp, np, model, n):
   return cases, agreement
 
 
+def _chi2(jnp, predicted, observed):
+  """The chi-square of the model's (flux, rv) against the data's."""
+  (flux, rv), (y_lc, y_rv) = predicted, observed
+  return jnp.sum(jnp.square((flux - y_lc) / LC_SIGMA)) + jnp.sum(jnp.square((rv - y_rv) / RV_SIGMA))
+
+
+def _per_evaluation(times, calls):
+  """The timer's results with the compiled loops' ("loop/...") per evaluation."""
+  return {name: {k: v / calls if k in ("min", "median", "max") else v for k, v in entry.items()}
+          if name.startswith("loop/") else entry for name, entry in times.items()}
+
+
 def _demo_cases(jax, jnp, np, model):
   """The example's model: ({case: (jit(value_and_grad(chi2)), (params,))},
   {"samples": jaxoplanet's, "error": its distance from the exact mean,
@@ -176,8 +191,8 @@ def _demo_cases(jax, jnp, np, model):
   truth = {k: jnp.asarray(v) for k, v in model.TRUTH.items()}
   rng = np.random.default_rng(bench_common.SEED)
   flux, rv = model.predict(truth, t_lc, t_rv)
-  y_lc = flux + rng.normal(0, 150e-6, flux.shape)
-  y_rv = rv + rng.normal(0, 4.0, rv.shape)
+  y_lc = flux + rng.normal(0, LC_SIGMA, flux.shape)
+  y_rv = rv + rng.normal(0, RV_SIGMA, rv.shape)
   names = list(model.TRUTH)
   params = {k: jnp.asarray(v * (1 + 1e-3)) for k, v in model.TRUTH.items()}
   z = jnp.stack([params[k] for k in names])  # one array: what _in_loop perturbs
@@ -191,8 +206,7 @@ def _demo_cases(jax, jnp, np, model):
                        ("jaxoplanet, no exposures", model.jaxoplanet_backend(0.0))):
 
     def chi2(z, backend=backend):
-      flux, rv = model.predict(dict(zip(names, z)), t_lc, t_rv, backend)
-      return jnp.sum(jnp.square((flux - y_lc) / 150e-6)) + jnp.sum(jnp.square((rv - y_rv) / 4.0))
+      return _chi2(jnp, model.predict(dict(zip(names, z)), t_lc, t_rv, backend), (y_lc, y_rv))
 
     fn = jax.jit(jax.value_and_grad(chi2))
     cases[f"demo/{key}"] = (fn, (z,))
@@ -223,20 +237,12 @@ def measure_worker(quick):
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
   print("  the example's model", file=sys.stderr, flush=True)
   cases, demo = _demo_cases(jax, jnp, np, model)
-  demo["times"] = timer(cases, interleave=False)
-  for name in demo["times"]:  # the loops' times, per evaluation
-    if name.startswith("loop/"):
-      demo["times"][name] = {k: v / DEMO_LOOP_CALLS if k in ("min", "median", "max") else v
-                             for k, v in demo["times"][name].items()}
+  demo["times"] = _per_evaluation(timer(cases, interleave=False), DEMO_LOOP_CALLS)
   results = {}
   for n in (QUICK_SIZES if quick else SIZES):
     print(f"  N = {n:,}", file=sys.stderr, flush=True)
     cases, agreement = _cases(jax, jnp, np, model, n)
-    times = timer(cases, interleave=False)
-    for name in times:  # the loops' times, per evaluation
-      if name.startswith("loop/"):
-        times[name] = {k: v / LOOP_CALLS[n] if k in ("min", "median", "max") else v
-                       for k, v in times[name].items()}
+    times = _per_evaluation(timer(cases, interleave=False), LOOP_CALLS[n])
     # Per point: of the light curve (N) for the model and the light curve,
     # of the true anomaly's input (2N: light-curve and RV times) for it.
     size = {"model": n, "lc": n, "kepler": int(cases["kepler/ours/forward"][1][0].size)}

@@ -218,9 +218,15 @@ def jaxoplanet_backend(exposure_time=EXPOSURE, samples=None):
 KEPLER = kepler_backend()
 
 
+def observed_flux(params, t_lc, backend=KEPLER):
+  """flux - 1 at the times t_lc as `backend` observes it. params: a dict
+  with the keys of TRUTH."""
+  return backend.light_curve(elements(params), limb_darkening(params["q1"], params["q2"]), t_lc)
+
+
 def predict(params, t_lc, t_rv, backend=KEPLER):
-  """(flux - 1 at the times t_lc as `backend` observes it, the star's radial
-  velocity in m/s at t_rv). params: a dict with the keys of TRUTH."""
+  """(observed_flux at t_lc, the star's radial velocity in m/s at t_rv),
+  the orbit's elements formed once for both."""
   el = elements(params)
   u = limb_darkening(params["q1"], params["q2"])
   return (backend.light_curve(el, u, t_lc),
@@ -232,12 +238,11 @@ def fewest_samples(params, t_lc, limit=1e-6, most=1025):
   doubling: 3, 5, 9, 17, ...) whose light curve at `params` is within
   `limit` of the exact exposure mean (`KEPLER`) at every time of t_lc;
   (None, the error at `most`) if none up to `most` is."""
-  t_rv = t_lc[:1]
-  exact = np.asarray(jax.jit(lambda p: predict(p, t_lc, t_rv)[0])(params))
+  exact = np.asarray(jax.jit(lambda p: observed_flux(p, t_lc))(params))
   s = 3
   while True:
     backend = jaxoplanet_backend(EXPOSURE, s)
-    flux = jax.jit(lambda p, backend=backend: predict(p, t_lc, t_rv, backend)[0])(params)
+    flux = jax.jit(lambda p, backend=backend: observed_flux(p, t_lc, backend))(params)
     error = float(np.max(np.abs(np.asarray(flux) - exact)))
     if error <= limit or s >= most:
       return (s if error <= limit else None), error
