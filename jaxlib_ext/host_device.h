@@ -44,6 +44,15 @@
 #define JAXEXT_ALWAYS_INLINE
 #endif
 
+// Unrolls the loop that follows fully (its trip count a constant).
+#if defined(__clang__) || defined(__CUDACC__)
+#define JAXEXT_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define JAXEXT_UNROLL _Pragma("GCC unroll 16")
+#else
+#define JAXEXT_UNROLL
+#endif
+
 #if !defined(JAXEXT_DEVICE_PATH)
 #if defined(__CUDA_ARCH__)
 #define JAXEXT_DEVICE_PATH 1

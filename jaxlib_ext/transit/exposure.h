@@ -118,48 +118,26 @@ JAXEXT_HD double InverseGrade(double y) {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-// Running sums of the weighted flux and its derivatives.
-struct Sums {
-  double value;
-  double d[kParamCount];
-  double du[kMaxDerivativesInU];
-  int evaluations;
-};
-
-JAXEXT_HD void ClearSums(Sums* s, int n_du) {
-  s->value = 0;
-  for (int j = 0; j < kParamCount; ++j) s->d[j] = 0;
-  for (int j = 0; j < n_du; ++j) s->du[j] = 0;
-  s->evaluations = 0;
-}
-
-// Adds the rule (nodes x, weights w on [0, 1], n of them) over [x_p, x_q]
-// of the segment [start, start + length] of the transit `shift` later.
-JAXEXT_HD_CALLED void AddRule(const Planet& planet, double start, double length, double x_p,
-                              double x_q, double shift, bool derivatives, const double* nodes,
-                              const double* weights, int n, Sums* s) {
-  const int n_du = planet.curve.n_du;
+// Visits the nodes of the rule (nodes x, weights w on [0, 1], n of them)
+// over [x_p, x_q] of the segment [start, start + length] of the transit
+// `shift` later: visit(time relative to t0, weight).
+template <typename Visit>
+JAXEXT_HD void VisitRule(double start, double length, double x_p, double x_q, double shift,
+                         const double* nodes, const double* weights, int n, Visit& visit) {
   const double span = x_q - x_p;
-  double d[kParamCount], du[kMaxDerivativesInU];
   for (int i = 0; i < n; ++i) {
     const double x = x_p + span * nodes[i];
-    const double weight = span * weights[i] * length * GradeSlope(x);
-    const double tau = start + length * Grade(x);
-    const double f =
-        FluxAt(planet, tau + shift, derivatives ? d : nullptr, derivatives ? du : nullptr);
-    s->value += weight * f;
-    if (derivatives) {
-      for (int j = 0; j < kParamCount; ++j) s->d[j] += weight * d[j];
-      for (int j = 0; j < n_du; ++j) s->du[j] += weight * du[j];
-    }
+    visit(start + length * Grade(x) + shift, span * weights[i] * length * GradeSlope(x));
   }
-  s->evaluations += n;
 }
 
-// Adds the integral of F over [lo, hi] (times relative to t0, within one
-// transit's window) of the transit `shift` (a multiple of the period) later.
-JAXEXT_HD void AddWindowPart(const Planet& planet, const Contacts& c, double lo, double hi,
-                             double shift, bool derivatives, Sums* s) {
+// Visits the nodes of the integral of F over [lo, hi] (times relative to
+// t0, within one transit's window) of the transit `shift` (a multiple of the
+// period) later; returns their number.
+template <typename Visit>
+JAXEXT_HD int VisitWindowPart(const Contacts& c, double lo, double hi, double shift,
+                              Visit& visit) {
+  int count = 0;
   for (int j = 0; j + 1 < c.count; ++j) {
     const double start = c.tau[j], end = c.tau[j + 1];
     const double p = lo > start ? lo : start, q = hi < end ? hi : end;
@@ -169,80 +147,145 @@ JAXEXT_HD void AddWindowPart(const Planet& planet, const Contacts& c, double lo,
     const double x_q = q >= end ? 1.0 : InverseGrade((q - start) / length);
     constexpr GaussRules rules = MakeGaussRules();
     const int k = GaussRuleIndex(x_q - x_p, x_p == 0 || x_q == 1);
-    AddRule(planet, start, length, x_p, x_q, shift, derivatives, rules.x + rules.start[k],
-            rules.w + rules.start[k], rules.count[k], s);
+    VisitRule(start, length, x_p, x_q, shift, rules.x + rules.start[k], rules.w + rules.start[k],
+              rules.count[k], visit);
+    count += rules.count[k];
   }
+  return count;
 }
 
 }  // namespace detail
 
-// The mean of F - 1 over the exposure [dt - T/2, dt + T/2] (dt = t - t0,
-// T > 0); with d non-null, its derivatives in the parameters (d[Param]),
-// in u (du[0..n_du)) and in T (*d_dT). *evaluations: how many times F was
-// evaluated (the benchmark's count). Refused contacts give NaN everywhere.
-JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, double dt, double T,
-                              double* d, double* du, double* d_dT, int* evaluations) {
+// The most nodes an exposure's quadrature has: two partial transits and a
+// whole one, each up to three segments of the largest rule.
+constexpr int kMaxExposureNodes =
+    3 * 3 * detail::MakeGaussRules().count[detail::kRuleCount - 1];
+
+// Where a node's weighted F goes: the partial transits' sum, or the whole
+// transit's (at k = 0, counted as often as whole transits recur).
+enum class NodeSum { kPart, kWhole };
+
+// An exposure's quadrature, as VisitExposureNodes lays it out.
+struct ExposurePlan {
+  bool valid;            // false: NaN everywhere (refused contacts, time or T)
+  double full, full_k;   // the whole transits: their count and the sum of their k
+  int evaluations;       // the nodes visited
+};
+
+// Visits the nodes of the mean of F - 1 over the exposure
+// [dt - T/2, dt + T/2] (dt = t - t0, T > 0): visit(node, weight, NodeSum),
+// node a time relative to t0. Out of transit there are none.
+template <typename Visit>
+JAXEXT_HD ExposurePlan VisitExposureNodes(const Contacts& c, double period, double dt, double T,
+                                          Visit& visit) {
   using namespace detail;
-  const int n_du = planet.curve.n_du;
-  const bool derivatives = d != nullptr;
-  *evaluations = 0;
-  if (!c.valid || !IsFinite(dt) || !(T > 0) || !IsFinite(T)) {
-    if (derivatives) {
+  ExposurePlan plan = {c.valid && IsFinite(dt) && T > 0 && IsFinite(T), 0.0, 0.0, 0};
+  if (!plan.valid || c.count == 0) return plan;
+  const double w0 = dt - T / 2, w1 = dt + T / 2;
+  const double first = c.tau[0], last = c.tau[c.count - 1];
+  auto part = [&visit](double node, double weight) { visit(node, weight, NodeSum::kPart); };
+  // Transits k (windows [first, last] + k P) that meet the exposure.
+  const double k_lo = Ceil((w0 - last) / period);
+  const double k_hi = Floor((w1 - first) / period);
+  for (double k = k_lo; k <= k_hi; k = k == k_lo && k_hi > k_lo + 1 ? k_hi : k + 1) {
+    const double lo = w0 - k * period, hi = w1 - k * period;
+    if (lo <= first && hi >= last) {
+      plan.full += 1;
+      plan.full_k += k;
+    } else {
+      plan.evaluations += VisitWindowPart(c, lo, hi, k * period, part);
+    }
+  }
+  // The transits strictly between k_lo and k_hi are whole.
+  if (k_hi > k_lo + 1) {
+    const double count = k_hi - k_lo - 1;
+    plan.full += count;
+    plan.full_k += count * (k_lo + k_hi) / 2;
+  }
+  if (plan.full > 0) {
+    auto whole = [&visit](double node, double weight) { visit(node, weight, NodeSum::kWhole); };
+    plan.evaluations += VisitWindowPart(c, first, last, 0.0, whole);
+  }
+  return plan;
+}
+
+// Running sums of the weighted flux and its derivatives, of the partial
+// transits and of the whole one.
+struct ExposureSums {
+  struct Sum {
+    double value;
+    double d[kParamCount];
+    double du[kMaxDerivativesInU];
+  } part, whole;
+};
+
+JAXEXT_HD void ClearExposureSums(ExposureSums* s, int n_du) {
+  s->part.value = s->whole.value = 0;
+  for (int j = 0; j < kParamCount; ++j) s->part.d[j] = s->whole.d[j] = 0;
+  for (int j = 0; j < n_du; ++j) s->part.du[j] = s->whole.du[j] = 0;
+}
+
+// Adds a node's F (f) and, with d non-null, its derivatives (d, du) times
+// its weight.
+JAXEXT_HD void AddNode(double weight, NodeSum into, double f, const double* d, const double* du,
+                       int n_du, ExposureSums* s) {
+  ExposureSums::Sum& sum = into == NodeSum::kWhole ? s->whole : s->part;
+  sum.value += weight * f;
+  if (d) {
+    for (int j = 0; j < kParamCount; ++j) sum.d[j] += weight * d[j];
+    for (int j = 0; j < n_du; ++j) sum.du[j] += weight * du[j];
+  }
+}
+
+// The mean from the sums of its plan, and with d non-null its derivatives in
+// the parameters (d[Param]), in u (du[0..n_du)) and in T (*d_dT; `ends`:
+// F(t - T/2) + F(t + T/2)).
+JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums& s, double T,
+                                double ends, int n_du, double* d, double* du, double* d_dT) {
+  using namespace detail;
+  if (!plan.valid) {
+    if (d) {
       for (int j = 0; j < kParamCount; ++j) d[j] = NaN();
       for (int j = 0; j < n_du; ++j) du[j] = NaN();
       *d_dT = NaN();
     }
     return NaN();
   }
-  Sums s;
-  ClearSums(&s, n_du);
-  const double period = planet.orbit.period;
-  const double w0 = dt - T / 2, w1 = dt + T / 2;
-  if (c.count > 0) {
-    const double first = c.tau[0], last = c.tau[c.count - 1];
-    // Transits k (windows [first, last] + k P) that meet the exposure.
-    const double k_lo = Ceil((w0 - last) / period);
-    const double k_hi = Floor((w1 - first) / period);
-    double full = 0, full_k = 0;  // transits wholly inside: their count and sum of k
-    for (double k = k_lo; k <= k_hi; k = k == k_lo && k_hi > k_lo + 1 ? k_hi : k + 1) {
-      const double lo = w0 - k * period, hi = w1 - k * period;
-      if (lo <= first && hi >= last) {
-        full += 1;
-        full_k += k;
-      } else {
-        AddWindowPart(planet, c, lo, hi, k * period, derivatives, &s);
-      }
+  // One whole transit at k = 0; at k P later, dF/dP gains k dF/dt0 (M
+  // depends on (t - t0) / P), the other derivatives are the same.
+  const double mean = (s.part.value + plan.full * s.whole.value) / T;
+  if (d) {
+    for (int j = 0; j < kParamCount; ++j) {
+      const double sum = s.part.d[j] + plan.full * s.whole.d[j];
+      d[j] = (j == kPeriod ? sum + plan.full_k * s.whole.d[kT0] : sum) / T;
     }
-    // The transits strictly between k_lo and k_hi are whole.
-    if (k_hi > k_lo + 1) {
-      const double count = k_hi - k_lo - 1;
-      full += count;
-      full_k += count * (k_lo + k_hi) / 2;
-    }
-    if (full > 0) {
-      // One whole transit at k = 0; at k P later, dF/dP gains k dF/dt0 (M
-      // depends on (t - t0) / P), the other derivatives are the same.
-      Sums whole;
-      ClearSums(&whole, n_du);
-      AddWindowPart(planet, c, first, last, 0.0, derivatives, &whole);
-      s.value += full * whole.value;
-      if (derivatives) {
-        for (int j = 0; j < kParamCount; ++j) s.d[j] += full * whole.d[j];
-        s.d[kPeriod] += full_k * whole.d[kT0];
-        for (int j = 0; j < n_du; ++j) s.du[j] += full * whole.du[j];
-      }
-      s.evaluations += whole.evaluations;
-    }
-  }
-  const double mean = s.value / T;
-  if (derivatives) {
-    for (int j = 0; j < kParamCount; ++j) d[j] = s.d[j] / T;
-    for (int j = 0; j < n_du; ++j) du[j] = s.du[j] / T;
-    const double ends = FluxAt(planet, w0, nullptr, nullptr) + FluxAt(planet, w1, nullptr, nullptr);
+    for (int j = 0; j < n_du; ++j) du[j] = (s.part.du[j] + plan.full * s.whole.du[j]) / T;
     *d_dT = (ends / 2 - mean) / T;
   }
-  *evaluations = s.evaluations;
   return mean;
+}
+
+// The mean of F - 1 over the exposure [dt - T/2, dt + T/2] (dt = t - t0,
+// T > 0), its nodes evaluated one at a time; with d non-null, its
+// derivatives (FinishExposure). *evaluations: how many times F was
+// evaluated for the mean (the benchmark's count). Refused contacts give NaN
+// everywhere.
+JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, double dt, double T,
+                                     double* d, double* du, double* d_dT, int* evaluations) {
+  const int n_du = planet.curve.n_du;
+  ExposureSums s;
+  ClearExposureSums(&s, n_du);
+  double node_d[kParamCount], node_du[kMaxDerivativesInU];
+  auto visit = [&](double node, double weight, NodeSum into) {
+    const double f = FluxAt(planet, node, d ? node_d : nullptr, d ? node_du : nullptr);
+    AddNode(weight, into, f, d ? node_d : nullptr, node_du, n_du, &s);
+  };
+  const ExposurePlan plan = VisitExposureNodes(c, planet.orbit.period, dt, T, visit);
+  const double ends = d && plan.valid ? FluxAt(planet, dt - T / 2, nullptr, nullptr) +
+                                            FluxAt(planet, dt + T / 2, nullptr, nullptr)
+                                      : 0.0;
+  *evaluations = plan.evaluations;
+  return FinishExposure(plan, s, T, ends, n_du, d, du, d_dT);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -118,36 +118,48 @@ JAXEXT_HD Orbit MakeOrbit(const double* p, Geometry geometry) {
 }
 
 // The sky position at dt = t - t0: b^2, whether the planet is in front (Z > 0),
-// and, when asked, d(b^2)/d parameter for each parameter (kRadius's 0).
-// SkyAtFixed, the question fixed at compile time, is what a CPU loop over
-// times inlines and vectorises.
+// the eccentric anomaly there (SkyGradient's input) and, when asked,
+// d(b^2)/d parameter for each parameter (kRadius's 0). SkyAtFixed, the
+// question fixed at compile time, is what a CPU loop over times inlines and
+// vectorises.
 struct Sky {
   double b2;
   bool front;
+  double sin_e, cos_e, den;  // sin E, cos E, 1 - e cos E
   double d_b2[kParamCount];
 };
 
-template <bool kGradient>
-JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
-  using namespace detail;
-  Sky s;
-  const double mean = o.mean_at_t0 + o.mean_motion * dt;
-  const kepler_solve::detail::Eccentric<double> ecc =
-      kepler_solve::detail::SolveElement(mean, o.e);
-  const double sin_e = ecc.s, cos_e = ecc.c;
-  const double x = o.a * (cos_e - o.e), y = o.a * o.root * sin_e;
-  const double xw = x * o.cos_w - y * o.sin_w, yw = x * o.sin_w + y * o.cos_w;
+// The planet in the orbit's plane, from periastron (x, y) and rotated by
+// omega (x_w, y_w), from the eccentric anomaly's sine and cosine.
+struct PlanePoint {
+  double x, y, xw, yw;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE PlanePoint PlaneAt(const Orbit& o, double sin_e, double cos_e) {
+  PlanePoint p;
+  p.x = o.a * (cos_e - o.e);
+  p.y = o.a * o.root * sin_e;
+  p.xw = p.x * o.cos_w - p.y * o.sin_w;
+  p.yw = p.x * o.sin_w + p.y * o.cos_w;
+  return p;
+}
+
+// d(b^2)/d parameter at dt, for each parameter (kRadius's 0), from the
+// eccentric anomaly there: its sine and cosine and den = 1 - e cos E.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void SkyGradient(const Orbit& o, double dt, double sin_e,
+                                                double cos_e, double den, double* d_b2) {
+  const PlanePoint p = PlaneAt(o, sin_e, cos_e);
+  const double x = p.x, y = p.y, xw = p.xw, yw = p.yw;
   const double c2 = o.cos_i * o.cos_i;
-  s.b2 = xw * xw + c2 * yw * yw;
-  s.front = yw * o.sin_i > 0;
-  if (!kGradient) return s;
   // dM per parameter, and the direct dependences on e, omega and a.
   double d_mean[kParamCount] = {};
   d_mean[kT0] = -o.mean_motion;
   d_mean[kPeriod] = -o.mean_motion * dt / o.period;
   d_mean[kEccentricity] = o.d_mean_at_t0_de;
   d_mean[kOmega] = o.d_mean_at_t0_dw;
-  const double inv_den = 1 / kepler_solve::detail::OneMinusECos(ecc);
+  const double inv_den = 1 / den;
+  // Unrolled, so that a CPU loop over times around this vectorises over times.
+  JAXEXT_UNROLL
   for (int j = 0; j < kParamCount; ++j) {
     const double de = j == kEccentricity ? 1.0 : 0.0;
     const double dw = j == kOmega ? 1.0 : 0.0;
@@ -158,8 +170,27 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
                       y / o.a * da;
     const double dxw = dx * o.cos_w - dy * o.sin_w - yw * dw;
     const double dyw = dx * o.sin_w + dy * o.cos_w + xw * dw;
-    s.d_b2[j] = 2 * (xw * dxw + c2 * yw * dyw + o.cos_i * o.d_cos_i[j] * yw * yw);
+    d_b2[j] = 2 * (xw * dxw + c2 * yw * dyw + o.cos_i * o.d_cos_i[j] * yw * yw);
   }
+}
+
+// The eccentric anomaly at dt (kepler_solve's).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::detail::Eccentric<double> EccentricAt(
+    const Orbit& o, double dt) {
+  return kepler_solve::detail::SolveElement(o.mean_at_t0 + o.mean_motion * dt, o.e);
+}
+
+template <bool kGradient>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
+  Sky s;
+  const kepler_solve::detail::Eccentric<double> ecc = EccentricAt(o, dt);
+  const PlanePoint p = PlaneAt(o, ecc.s, ecc.c);
+  s.b2 = p.xw * p.xw + o.cos_i * o.cos_i * p.yw * p.yw;
+  s.front = p.yw * o.sin_i > 0;
+  s.sin_e = ecc.s;
+  s.cos_e = ecc.c;
+  s.den = kepler_solve::detail::OneMinusECos(ecc);
+  if (kGradient) SkyGradient(o, dt, s.sin_e, s.cos_e, s.den, s.d_b2);
   return s;
 }
 
