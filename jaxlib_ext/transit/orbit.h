@@ -56,6 +56,12 @@ using limb_dark::detail::IsFinite;
 using limb_dark::detail::NaN;
 using limb_dark::detail::Sin;
 using limb_dark::detail::Sqrt;
+// The eccentric anomaly at the true anomaly f (e < 1): tan(E/2) =
+// sqrt((1-e)/(1+e)) tan(f/2).
+JAXEXT_HD double EccentricAnomalyAt(double f, double e) {
+  return 2 * Atan2(Sqrt(1 - e) * Sin(f / 2), Sqrt(1 + e) * Cos(f / 2));
+}
+
 }  // namespace detail
 
 // One row's orbit made ready for its times.
@@ -103,12 +109,9 @@ JAXEXT_HD Orbit MakeOrbit(const double* p, Geometry geometry) {
     o.sin_i = Sin(incl);
     o.d_cos_i[kInclination] = -o.sin_i;
   }
-  // The conjunction: f_c = pi/2 - omega, tan(E_c/2) = sqrt((1-e)/(1+e))
-  // tan(f_c/2); dM/df = (1 - e cos E)^2 / sqrt(1 - e^2) and, at fixed f,
-  // dE/de = -sin E / (1 - e^2).
-  const double half = kPi / 4 - o.omega / 2;
-  const double e_c = 2 * Atan2(Sqrt(1 - o.e) * Sin(half),
-                                              Sqrt(1 + o.e) * Cos(half));
+  // The conjunction: f_c = pi/2 - omega; dM/df = (1 - e cos E)^2 /
+  // sqrt(1 - e^2) and, at fixed f, dE/de = -sin E / (1 - e^2).
+  const double e_c = EccentricAnomalyAt(kPi / 2 - o.omega, o.e);
   const double sin_ec = Sin(e_c), cos_ec = Cos(e_c);
   const double den = 1 - o.e * cos_ec;
   o.mean_at_t0 = e_c - o.e * sin_ec;

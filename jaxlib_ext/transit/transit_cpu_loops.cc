@@ -288,7 +288,9 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   const std::unique_ptr<Planet> planet(new Planet);
   MakePlanetFromRow(row, order, geometry, law, planet.get());
   const bool low_order = law == limb_dark::Law::kPolynomial && order <= 2 && planet->valid;
-  const TransitWindow window = MakeTransitWindow(planet->orbit, planet->r);
+  // The window serves the low-order blocks alone.
+  const TransitWindow window =
+      low_order ? MakeTransitWindow(planet->orbit, planet->r) : TransitWindow{true, 0, 0, 0};
   Contacts contacts;
   bool found = false;
   size_t evaluations = 0;

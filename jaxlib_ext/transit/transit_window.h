@@ -34,7 +34,7 @@ namespace detail {
 
 // The mean anomaly at the true anomaly f (e < 1).
 JAXEXT_HD double MeanAnomalyAt(double f, double e) {
-  const double ecc_anomaly = 2 * Atan2(Sqrt(1 - e) * Sin(f / 2), Sqrt(1 + e) * Cos(f / 2));
+  const double ecc_anomaly = EccentricAnomalyAt(f, e);
   return ecc_anomaly - e * Sin(ecc_anomaly);
 }
 
