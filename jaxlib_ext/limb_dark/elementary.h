@@ -83,14 +83,17 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double Atan2NonNegative(double y, double x) {
 // CUDA's.
 //
 // LogOfNode(x), x a normal positive double (the nodes' z, at least 1e-300):
-// x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1)
-// / (m + 1), |s| <= 0.172: the series 2 (s + s^3 / 3 + ... + s^23 / 23),
-// whose next term is below 1e-19 relative. Next to x = 1 (e = 0) it is
-// within an ulp or two of log x, relative.
-JAXEXT_HD JAXEXT_ALWAYS_INLINE double LogOfNode(double x) {
-#if JAXEXT_DEVICE_PATH
-  return ::log(x);
-#else
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)) (ReduceForLog), log m = 2
+// atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172: the series 2 (s + s^3 / 3
+// + ... + s^23 / 23), whose next term is below 1e-19 relative (LogFromRatio).
+// Next to x = 1 (e = 0) it is within an ulp or two of log x, relative.
+// The two steps are host code (law_blocks.h calls them apart).
+#if !JAXEXT_DEVICE_PATH
+struct LogReduction {
+  double e, m;  // x = 2^e m
+};
+
+JAXEXT_ALWAYS_INLINE inline LogReduction ReduceForLog(double x) {
   std::uint64_t bits;
   __builtin_memcpy(&bits, &x, sizeof bits);
   // The mantissa with the exponent of [1, 2), and that exponent field.
@@ -104,14 +107,26 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double LogOfNode(double x) {
   __builtin_memcpy(&e, &e_bits, sizeof e);
   e -= 4503599627371519.0;  // 2^52 + 1023
   const bool high = m > 1.4142135623730951;
-  m = high ? 0.5 * m : m;
-  e = high ? e + 1 : e;
-  const double s = (m - 1) / (m + 1), s2 = s * s;
+  return {high ? e + 1 : e, high ? 0.5 * m : m};
+}
+
+// e log 2 + log m from s = (m - 1) / (m + 1).
+JAXEXT_ALWAYS_INLINE inline double LogFromRatio(double e, double s) {
+  const double s2 = s * s;
   double series = 1.0 / 23;
   for (int k = 21; k >= 1; k -= 2) series = series * s2 + 1.0 / k;
   constexpr double kLn2Hi = 0.6931471805599453;       // log 2, rounded
   constexpr double kLn2Lo = 2.3190468138462996e-17;   // log 2 - kLn2Hi
   return e * kLn2Hi + (2 * s * series + e * kLn2Lo);
+}
+#endif
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double LogOfNode(double x) {
+#if JAXEXT_DEVICE_PATH
+  return ::log(x);
+#else
+  const LogReduction x2m = ReduceForLog(x);
+  return LogFromRatio(x2m.e, (x2m.m - 1) / (x2m.m + 1));
 #endif
 }
 

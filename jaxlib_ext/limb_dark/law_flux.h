@@ -293,6 +293,36 @@ struct LawFlux {
   double du[kMaxLawTerms];
 };
 
+// F - 1 and its derivatives from the edge sums m of a point (with the
+// limb's share of the area, limb = 2 kappa1, 0 inside the disk; sign_b the
+// sign of b): the flux blocked is A / 2 - sum_k c_k B_k.
+JAXEXT_HD LawFlux LawFluxFromMoments(const detail::LawTerms& t, double norm, double sign_b,
+                                     double limb, const detail::EdgeMoments& m) {
+  using namespace detail;
+  LawFlux out;
+  for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = 0;
+  // The limb's share, 2 kappa1 F(0).
+  double blocked = 0.5 * (m.area + limb);
+  double b_k[kMaxLawTerms];
+  for (int k = 0; k < t.count; ++k) {
+    b_k[k] = m.psi[k] + limb * PsiAtLimb(t, k);
+    blocked -= t.c[k] * b_k[k];
+  }
+  const double inv_norm = 1 / norm;
+  const double value = -blocked * inv_norm;
+  out.value = value;
+  out.d_dr = -m.d_r * inv_norm;
+  out.d_db = -sign_b * m.d_b * inv_norm;
+  for (int k = 0; k < t.count; ++k) {
+    out.du[k] = (b_k[k] + 2 * kPi * PsiAtLimb(t, k) * value) * inv_norm;
+  }
+  if (t.with_alpha) {
+    const double b_alpha = m.dpsi_dalpha + limb * DpsiDalphaAtLimb(t);
+    out.du[1] = t.c[0] * (b_alpha + 2 * kPi * DpsiDalphaAtLimb(t) * value) * inv_norm;
+  }
+  return out;
+}
+
 JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
   using namespace detail;
   LawFlux out;
@@ -336,26 +366,7 @@ JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
         break;
     }
   }
-  // The limb's share, 2 kappa1 F(0).
-  double blocked = 0.5 * (m.area + limb);
-  double b_k[kMaxLawTerms];
-  for (int k = 0; k < t.count; ++k) {
-    b_k[k] = m.psi[k] + limb * PsiAtLimb(t, k);
-    blocked -= t.c[k] * b_k[k];
-  }
-  const double inv_norm = 1 / norm;
-  const double value = -blocked * inv_norm;
-  out.value = value;
-  out.d_dr = -m.d_r * inv_norm;
-  out.d_db = -sign_b * m.d_b * inv_norm;
-  for (int k = 0; k < t.count; ++k) {
-    out.du[k] = (b_k[k] + 2 * kPi * PsiAtLimb(t, k) * value) * inv_norm;
-  }
-  if (t.with_alpha) {
-    const double b_alpha = m.dpsi_dalpha + limb * DpsiDalphaAtLimb(t);
-    out.du[1] = t.c[0] * (b_alpha + 2 * kPi * DpsiDalphaAtLimb(t) * value) * inv_norm;
-  }
-  return out;
+  return LawFluxFromMoments(t, norm, sign_b, limb, m);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

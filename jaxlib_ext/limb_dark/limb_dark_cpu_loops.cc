@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "jaxlib_ext/limb_dark/law_blocks.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "jaxlib_ext/limb_dark/limb_dark_cpu_loops.h"
 
@@ -163,7 +165,132 @@ void TableCurveLoop(const double* u, int order, const T* b, const T* r, T* flux,
   }
 }
 
-// A law of laws.h, or the tabulated law: one point at a time.
+template <typename T>
+void StoreLawPoint(const LawFlux& f, int order, size_t i, T* flux, T* d_db, T* d_dr,
+                   T* const* d_du) {
+  flux[i] = static_cast<T>(f.value);
+  if (d_db) {
+    d_db[i] = static_cast<T>(f.d_db);
+    d_dr[i] = static_cast<T>(f.d_dr);
+  }
+  if (d_du) {
+    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(f.du[j]);
+  }
+}
+
+// The rules of law_blocks.h a block's points are sorted into: the inside
+// rule of 8, 16 and 32 nodes (as InsideLawMoments picks them) and the
+// crossing rule.
+enum PowerRule { kInside8, kInside16, kInside32, kCrossingRule, kPowerRules };
+
+// A power law (power2, nonlinear, square root): blocks of kLawBlock points,
+// each point sorted by its rule (as LawLightCurvePoint chooses it); those
+// inside the disk and crossing the limb through law_blocks.h's loops over
+// lanes, the others (no overlap, the contact rule, NaN, r below 1e-100,
+// where rho^2 at a node could underflow) one at a time. A point's result
+// does not depend on the others in its block: its lane computes it alone,
+// the padding lanes repeat the first. kDerivatives false: the value alone.
+template <bool kDerivatives, typename T>
+void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, const T* b,
+                    const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
+  using namespace detail;
+  struct Scratch {
+    PowerLanes lanes[kPowerRules];
+    PowerSums sums;
+  };
+  const std::unique_ptr<Scratch> scratch(new Scratch);
+  PowerLanes* lanes = scratch->lanes;
+  PowerSums* sums = &scratch->sums;
+  for (size_t start = 0; start < n; start += kLawBlock) {
+    const size_t end = n - start < kLawBlock ? n : start + kLawBlock;
+    for (int rule = 0; rule < kPowerRules; ++rule) lanes[rule].count = 0;
+    for (size_t i = start; i < end; ++i) {
+      const double bi = static_cast<double>(b[i]), ri = static_cast<double>(r[i]);
+      const PointSetUp point = SetUpPoint(bi, ri);
+      int rule = kPowerRules;  // one at a time
+      const double bb = point.b;
+      const double a = (1 - ri) * (1 + ri) - bb * bb, two_br = 2 * bb * ri;
+      Geometry geo;
+      if (point.overlap == Overlap::kPartial && ri >= 1e-100) {
+        bool inside = bb + ri <= 0.999 && two_br <= kWideEdgeRuleMaxX * a;
+        if (!inside) {
+          geo = MakeGeometry(bb, ri);
+          const EdgeRule edge = ChooseEdgeRule(geo, a);
+          inside = edge == EdgeRule::kInside || edge == EdgeRule::kInsideWide;
+          if (edge == EdgeRule::kCrossing) rule = kCrossingRule;
+        }
+        if (inside) {
+          rule = two_br <= kFewStepsMaxX * a   ? kInside8
+                 : two_br <= kEdgeRuleMaxX * a ? kInside16
+                                               : kInside32;
+        }
+      }
+      if (rule == kPowerRules) {
+        StoreLawPoint(LawLightCurvePoint(row, bi, ri), order, i, flux, d_db, d_dr, d_du);
+        continue;
+      }
+      PowerLanes& l = lanes[rule];
+      const int j = l.count++;
+      l.index[j] = i;
+      l.sign_b[j] = point.sign_b;
+      l.r[j] = ri;
+      l.d2[j] = (bb - ri) * (bb - ri);
+      if (rule == kCrossingRule) {
+        l.limb[j] = 2 * geo.kappa1;
+        l.c2[j] = geo.one_minus_bmr2;
+        l.log_c2[j] = LogOfNode(geo.one_minus_bmr2);
+        l.k2[j] = geo.k2;
+        l.k[j] = Sqrt(geo.k2);
+        l.r_rmb[j] = ri * (ri - bb);
+      } else {
+        l.limb[j] = 0;
+        l.a[j] = a;
+        l.two_br[j] = two_br;
+        l.br[j] = bb * ri;
+      }
+    }
+    for (int rule = 0; rule < kPowerRules; ++rule) {
+      PowerLanes& l = lanes[rule];
+      if (l.count == 0) continue;
+      // Whole vectors: the padding lanes repeat lane 0.
+      int padded = l.count;
+      for (; padded % kLawLanes != 0; ++padded) {
+        l.r[padded] = l.r[0];
+        l.d2[padded] = l.d2[0];
+        l.a[padded] = l.a[0];
+        l.two_br[padded] = l.two_br[0];
+        l.br[padded] = l.br[0];
+        l.c2[padded] = l.c2[0];
+        l.log_c2[padded] = l.log_c2[0];
+        l.k2[padded] = l.k2[0];
+        l.k[padded] = l.k[0];
+        l.r_rmb[padded] = l.r_rmb[0];
+      }
+      switch (rule) {
+        case kInside8:
+          InsidePowerRule<8, kDerivatives>(pt, l, padded, sums);
+          break;
+        case kInside16:
+          InsidePowerRule<16, kDerivatives>(pt, l, padded, sums);
+          break;
+        case kInside32:
+          InsidePowerRule<32, kDerivatives>(pt, l, padded, sums);
+          break;
+        default:
+          CrossingPowerRule<kDerivatives>(pt, l, padded, sums);
+          break;
+      }
+      for (int j = 0; j < l.count; ++j) {
+        const EdgeMoments m = PowerMoments(row.terms, *sums, j, l.r[j]);
+        StoreLawPoint(LawFluxFromMoments(row.terms, row.norm, l.sign_b[j], l.limb[j], m), order,
+                      l.index[j], flux, d_db, d_dr, d_du);
+      }
+    }
+  }
+}
+
+// A law of laws.h, or the tabulated law: the power laws by PowerLawBlocks,
+// the others one point at a time.
 template <typename T>
 void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T* flux,
                   T* d_db, T* d_dr, T* const* d_du, size_t n) {
@@ -172,17 +299,18 @@ void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T
     return;
   }
   const LawRow row = MakeLawRow(law, u);
-  for (size_t i = 0; i < n; ++i) {
-    const LawFlux f =
-        LawLightCurvePoint(row, static_cast<double>(b[i]), static_cast<double>(r[i]));
-    flux[i] = static_cast<T>(f.value);
+  detail::PowerTerms pt;
+  if (row.norm > 0 && detail::MakePowerTerms(row.terms, &pt)) {
     if (d_db) {
-      d_db[i] = static_cast<T>(f.d_db);
-      d_dr[i] = static_cast<T>(f.d_dr);
+      PowerLawBlocks<true>(row, pt, order, b, r, flux, d_db, d_dr, d_du, n);
+    } else {
+      PowerLawBlocks<false>(row, pt, order, b, r, flux, d_db, d_dr, d_du, n);
     }
-    if (d_du) {
-      for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(f.du[j]);
-    }
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    StoreLawPoint(LawLightCurvePoint(row, static_cast<double>(b[i]), static_cast<double>(r[i])),
+                  order, i, flux, d_db, d_dr, d_du);
   }
 }
 

@@ -1,0 +1,280 @@
+// The edge sums of law_flux.h for a power law of laws.h (every term 1 -
+// z^alpha: power2, Claret's four coefficients, square root) at many points
+// at once, on the CPU: one point per vector lane, each step a loop over the
+// lanes that the compiler vectorises, for the two rules most points take:
+// inside the disk (the midpoint rule of 8, 16 or 32 nodes) and crossing
+// the limb (the graded rule of 32 nodes). law_flux.h evaluates one point at
+// a time, its nodes across the lanes: a chain of 8 to 32 nodes, too short
+// to keep the vector units busy; here the lanes are independent points.
+//
+// The same nodes and weights as law_flux.h, with the sums over them in
+// fewer terms. With m_n = z^alpha_n - 1 at a node, g = z^2 / rho^2 and L =
+// log z^2, a term's Psi = alpha / (2 beta) + g m / beta (laws.h), so that,
+// w_e the node's weight of the area, w_r and w_b those of d/dr and d/db:
+//   sum of w_e Psi_n          = Psi_n(0) A + P_n / beta_n,  P_n = sum w_e g m_n,
+//   sum of w_e dPsi/dalpha    = A / beta^2 + Q / (2 beta) - P / beta^2,
+//                               Q = sum w_e g (1 + m) L  (power2),
+//   sum of w_r I, of w_b I    = sum w_r + S,  sum w_b + T,
+//                               S = sum w_r (I - 1), T = sum w_b (I - 1),
+// A = sum w_e (2 pi r^2 inside: the cosines of the midpoint nodes sum to
+// 0), I - 1 = sum_k c_k m_k. The powers: power2's from L, expm1(alpha L /
+// 2); the others' (each a half power z^(n/2), n = 1..4) from z^(1/2) - 1 =
+// expm1(L / 4) and (s - 1)(1 + s + ... + s^(n-1)) (HalfPowerMinusOne). L and
+// 1 / rho^2 share one division (LogFromRatio's s = num / den, and 1 / (den
+// rho^2)), and L is log(1 - rho^2) from rho^2 itself where z^2 >=
+// sqrt(1/2): g m keeps its limit -alpha / 2 at the star's centre, however
+// small rho^2.
+#ifndef JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
+#define JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
+
+#include <cmath>
+#include <cstddef>
+
+#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/limb_dark/law_flux.h"
+#include "jaxlib_ext/limb_dark/laws.h"
+#include "jaxlib_ext/limb_dark/nodes.h"
+
+namespace jaxext {
+namespace limb_dark {
+inline namespace JAXEXT_MATH_NAMESPACE {
+namespace detail {
+
+// Points per block, and the lanes each rule's points are padded to.
+constexpr int kLawBlock = 256;
+constexpr int kLawLanes = 8;
+
+// A power law as the lane loops take it: one power (power2: m = z^alpha -
+// 1, its coefficient c) or the four half powers (m_n = z^(n/2) - 1, n =
+// 1..4, with the coefficients c_n of the terms that have them, 0 for the
+// others). Every law of laws.h whose terms are all powers is one of these.
+struct PowerTerms {
+  bool half;
+  double half_alpha;  // alpha / 2 (one power)
+  double c[4];        // c (one power) or c_1..c_4 (half powers)
+};
+
+// Whether the block loops take law t, and its PowerTerms.
+inline bool MakePowerTerms(const LawTerms& t, PowerTerms* p) {
+  for (int k = 0; k < t.count; ++k) {
+    if (t.kind[k] != Term::kPower) return false;
+  }
+  for (int n = 0; n < 4; ++n) p->c[n] = 0;
+  p->half = !t.with_alpha;
+  p->half_alpha = 0.5 * t.alpha[0];
+  if (!p->half) {
+    p->c[0] = t.c[0];
+    return t.count == 1;
+  }
+  for (int k = 0; k < t.count; ++k) {
+    const double twice = 2 * t.alpha[k];
+    const int n = static_cast<int>(twice);
+    if (!(twice == n && n >= 1 && n <= 4)) return false;
+    p->c[n - 1] += t.c[k];
+  }
+  return true;
+}
+
+// Which of PowerSums' P_n term k of t takes.
+inline int PowerIndex(const LawTerms& t, int k) {
+  return t.with_alpha ? 0 : static_cast<int>(2 * t.alpha[k]) - 1;
+}
+
+// The sums per lane (the top comment's P_n, Q, S, T, and A, sum w_r, sum
+// w_b where the rule does not know them).
+struct PowerSums {
+  double p[4][kLawBlock];
+  double q[kLawBlock];
+  double s[kLawBlock], t[kLawBlock];
+  double area[kLawBlock], w_r[kLawBlock], w_b[kLawBlock];
+  double scale;  // PowerMoments
+};
+
+// One node of lane i: the powers at L = log z^2, added with weights w_e g
+// (P, Q), w_r (S) and w_b (T). kDerivatives false: P alone.
+template <bool kHalf, bool kDerivatives>
+JAXEXT_ALWAYS_INLINE inline void AddPowerNode(const PowerTerms& pt, double log_z2, double g,
+                                              double w_e, double w_r, double w_b, int i,
+                                              PowerSums* s) {
+  const double weg = w_e * g;
+  if (kHalf) {
+    const double root_minus_one = Expm1OfNode(0.25 * log_z2), root = 1 + root_minus_one;
+    double excess = 0;
+    for (int n = 0; n < 4; ++n) {
+      const double m = HalfPowerMinusOne(root, root_minus_one, n + 1);
+      s->p[n][i] += weg * m;
+      excess += pt.c[n] * m;
+    }
+    if (kDerivatives) {
+      s->s[i] += w_r * excess;
+      s->t[i] += w_b * excess;
+    }
+  } else {
+    const double m = Expm1OfNode(pt.half_alpha * log_z2);
+    s->p[0][i] += weg * m;
+    if (kDerivatives) {
+      const double excess = pt.c[0] * m;
+      s->s[i] += w_r * excess;
+      s->t[i] += w_b * excess;
+      s->q[i] += weg * (1 + m) * log_z2;
+    }
+  }
+}
+
+inline void ClearPowerSums(int n, PowerSums* s) {
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < 4; ++k) s->p[k][i] = 0;
+    s->q[i] = s->s[i] = s->t[i] = s->area[i] = s->w_r[i] = s->w_b[i] = 0;
+  }
+}
+
+// The points of a block that take one rule: their place in the call's
+// arrays, b's sign, r, the limb's share 2 kappa1, and the rule's inputs.
+struct PowerLanes {
+  int count;
+  std::size_t index[kLawBlock];
+  double sign_b[kLawBlock], r[kLawBlock], limb[kLawBlock];
+  // Inside: a = 1 - b^2 - r^2, 2 b r, (b - r)^2, b r. Crossing: c^2 = 1 -
+  // (b - r)^2 and its log, k^2, k, r (r - b), (b - r)^2.
+  double a[kLawBlock], two_br[kLawBlock], br[kLawBlock];
+  double c2[kLawBlock], log_c2[kLawBlock], k2[kLawBlock], k[kLawBlock], r_rmb[kLawBlock];
+  double d2[kLawBlock];
+};
+
+// 1 - cos psi_j = 2 sin^2(psi_j / 2) of the midpoint nodes (HalfPeriodMidCos),
+// without the cancellation of 1 - cos next to psi = 0.
+template <int M>
+struct OneMinusMidCos {
+  double v[M];
+  OneMinusMidCos() {
+    for (int j = 0; j < M; ++j) {
+      const double half = std::sin(0.5 * kPi * (j + 0.5) / M);
+      v[j] = 2 * half * half;
+    }
+  }
+};
+
+// Inside the disk: InsideLawMoments<M>'s nodes for lanes [0, n).
+template <int M, bool kHalf, bool kDerivatives>
+void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerSums* s) {
+  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
+  static const OneMinusMidCos<M> kOneMinusCos;
+  ClearPowerSums(n, s);
+  for (int j = 0; j < M; ++j) {
+    const double cos_psi = kCos.v[j], one_minus_cos = kOneMinusCos.v[j];
+    for (int i = 0; i < n; ++i) {
+      const double z2 = Max(in.a[i] + in.two_br[i] * cos_psi, 1e-300);
+      const double rho2 = in.d2[i] + in.two_br[i] * one_minus_cos;
+      const LogReduction x = ReduceForLog(z2);
+      const bool near_centre = x.e == 0;  // z^2 in [sqrt(1/2), 1]
+      const double num = near_centre ? -rho2 : x.m - 1;
+      const double den = near_centre ? 2 - rho2 : x.m + 1;
+      const double inv = 1 / (den * rho2);
+      const double log_z2 = LogFromRatio(x.e, num * rho2 * inv);
+      const double g = z2 * den * inv;
+      AddPowerNode<kHalf, kDerivatives>(pt, log_z2, g, in.r[i] * in.r[i] - in.br[i] * cos_psi,
+                                        1.0, cos_psi, i, s);
+    }
+  }
+}
+
+// The log of the graded rule's cos^2(theta_j) (GradedHalfPiCos).
+struct LogGradedCos2 {
+  double v[32];
+  LogGradedCos2() {
+    constexpr Table<32> kCos = GradedHalfPiCos();
+    for (int j = 0; j < 32; ++j) v[j] = 2 * std::log(kCos.v[j]);
+  }
+};
+
+// Crossing the limb: CrossingLawMoments' nodes for lanes [0, n). With z =
+// c cos(theta): z^2 = c^2 cos^2, log z^2 = log c^2 + log cos^2, rho^2 = 1 -
+// z^2 = sin^2 + (b - r)^2 cos^2; the weight 4 w_j k cos / sqrt(1 - k^2
+// sin^2) shares its division with 1 / rho^2.
+template <bool kHalf, bool kDerivatives>
+void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerSums* s) {
+  constexpr int kNodes = 32;
+  constexpr Table<kNodes> kCos = GradedHalfPiCos();
+  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
+  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
+  static const LogGradedCos2 kLogCos2;
+  ClearPowerSums(n, s);
+  for (int j = 0; j < kNodes; ++j) {
+    const double cos_t = kCos.v[j], cos2 = cos_t * cos_t, sin2 = kSin2.v[j];
+    const double weight = 4 * kWeight.v[j] * cos_t, log_cos2 = kLogCos2.v[j];
+    for (int i = 0; i < n; ++i) {
+      const double root = Sqrt(1 - in.k2[i] * sin2);
+      const double rho2 = sin2 + in.d2[i] * cos2;
+      const double inv = 1 / (root * rho2);
+      const double w = weight * in.k[i] * rho2 * inv;
+      const double g = in.c2[i] * cos2 * root * inv;
+      const double w_e = w * (in.r_rmb[i] + 0.5 * in.c2[i] * sin2);
+      const double w_b = w * (1 - 2 * in.k2[i] * sin2);
+      s->area[i] += w_e;
+      if (kDerivatives) {
+        s->w_r[i] += w;
+        s->w_b[i] += w_b;
+      }
+      AddPowerNode<kHalf, kDerivatives>(pt, in.log_c2[i] + log_cos2, g, w_e, w, w_b, i, s);
+    }
+  }
+}
+
+// The edge sums of lane i as law_flux.h's EdgeMoments: d/dr's and d/db's
+// weights are w_r = scale r (weights of S) and w_b = -scale r (weights of
+// T), the others' w_e = scale (weights of P and Q) but for the area.
+inline EdgeMoments PowerMoments(const LawTerms& t, const PowerSums& s, int i, double r) {
+  EdgeMoments m;
+  const double scale = s.scale;
+  m.area = s.area[i];
+  for (int k = 0; k < t.count; ++k) {
+    const double beta = t.alpha[k] + 2;
+    m.psi[k] = PsiAtLimb(t, k) * m.area + scale * s.p[PowerIndex(t, k)][i] / beta;
+  }
+  m.dpsi_dalpha = 0;
+  if (t.with_alpha) {
+    const double inv_beta = 1 / (t.alpha[0] + 2);
+    m.dpsi_dalpha = inv_beta * (m.area * inv_beta +
+                                scale * (0.5 * s.q[i] - s.p[0][i] * inv_beta));
+  }
+  m.d_r = scale * r * (s.w_r[i] + s.s[i]);
+  m.d_b = -scale * r * (s.w_b[i] + s.t[i]);
+  return m;
+}
+
+// Lanes [0, n) through the inside rule of M nodes: their nodes' weights
+// are (r^2 - b r cos psi, r, -r cos psi) times 2 pi / M (the scale), the
+// area 2 pi r^2, sum w_r M, sum w_b 0 (the cosines sum to 0).
+template <int M, bool kDerivatives>
+void InsidePowerRule(const PowerTerms& pt, const PowerLanes& lanes, int n, PowerSums* s) {
+  if (pt.half) {
+    InsidePowerSums<M, true, kDerivatives>(pt, lanes, n, s);
+  } else {
+    InsidePowerSums<M, false, kDerivatives>(pt, lanes, n, s);
+  }
+  s->scale = 2 * kPi / M;
+  for (int i = 0; i < n; ++i) {
+    const double r = lanes.r[i];
+    s->area[i] = 2 * kPi * r * r;
+    s->w_r[i] = M;
+    s->w_b[i] = 0;
+  }
+}
+
+// Lanes [0, n) through the crossing rule (weights in full: scale 1).
+template <bool kDerivatives>
+void CrossingPowerRule(const PowerTerms& pt, const PowerLanes& lanes, int n, PowerSums* s) {
+  if (pt.half) {
+    CrossingPowerSums<true, kDerivatives>(pt, lanes, n, s);
+  } else {
+    CrossingPowerSums<false, kDerivatives>(pt, lanes, n, s);
+  }
+  s->scale = 1;
+}
+
+}  // namespace detail
+}  // namespace JAXEXT_MATH_NAMESPACE
+}  // namespace limb_dark
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
