@@ -251,7 +251,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE ContactPoint ContactMapAt(const ContactMap& map, 
   // without cancellation: e^y = 1 + m, sinh y = (m + m / (1 + m)) / 2,
   // cosh y = sinh y + 1 / (1 + m).
   const double y = map.crossing ? 0.5 * t : t;
-  const double m = Expm1(y), inv = 1 / (1 + m);
+  const double m = Expm1OfNode(y), inv = 1 / (1 + m);
   const double sh = 0.5 * (m + m * inv), ch = sh + inv;
   const double eps = map.eps;
   ContactPoint p;
@@ -262,12 +262,13 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE ContactPoint ContactMapAt(const ContactMap& map, 
     // product without cancellation next to the arc's end; every angle sum
     // below adds positive terms (delta + 2 eps <= pi / 2 + eps < pi).
     const double delta = 2 * eps * sh * sh;
-    const double sd = Sin(delta), cd = Cos(delta);
+    const SinCos delta_sc = SinCosOfNode(delta);
+    const double sd = delta_sc.sin, cd = delta_sc.cos;
     p.sin_half = sd * map.cos_eps + cd * map.sin_eps;
     p.du = 4 * eps * sh * ch;
     p.z2 = 4 * map.br * sd * (sd * map.cos_2eps + cd * map.sin_2eps);
   } else {
-    p.sin_half = Sin(eps * sh);
+    p.sin_half = SinCosOfNode(eps * sh).sin;
     p.du = 2 * eps * ch;
     p.z2 = map.z2_min + 4 * map.br * p.sin_half * p.sin_half;
   }
@@ -318,7 +319,7 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
   double x[kNodes], v[kNodes];
   // F(X) E over [u_lo, pi].
   const double span = kPi - u_lo;
-  for (int j = 0; j < kNodes; ++j) x[j] = 2 * root_br * Sin(0.5 * (u_lo + span * kNode.v[j]));
+  for (int j = 0; j < kNodes; ++j) x[j] = 2 * root_br * SinCosOfNode(0.5 * (u_lo + span * kNode.v[j])).sin;
   EdgeHornerNodes<kNodes>(q, degree, x, v);
   for (int j = 0; j < kNodes; ++j) v[j] *= kWeight.v[j] * (r_rpb - 0.5 * x[j] * x[j]);
   double arc = span * SumOfNodes<kNodes>(v);

@@ -130,21 +130,22 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double LogOfNode(double x) {
 #endif
 }
 
-// 1 / n! for n = 0..16, each rounded once (n! is exact in double up to 18!).
+// 1 / n! for n = 0..17, each rounded once (n! is exact in double up to 18!).
 struct InverseFactorials {
-  double v[17];
+  double v[18];
 };
 JAXEXT_HD constexpr InverseFactorials MakeInverseFactorials() {
   InverseFactorials t{};
   double factorial = 1;
-  for (int n = 0; n <= 16; ++n) {
+  for (int n = 0; n <= 17; ++n) {
     if (n > 0) factorial *= n;
     t.v[n] = 1 / factorial;
   }
   return t;
 }
 
-// Expm1OfNode(x) = e^x - 1 for x <= 1 (the nodes' alpha log z): x = k log 2
+// Expm1OfNode(x) = e^x - 1 for x <= 700 (the nodes' alpha log z, the
+// contact rule's map): x = k log 2
 // + y, |y| <= log(2) / 2, e^x - 1 = 2^k (e^y - 1) + (2^k - 1), e^y - 1 by
 // its Taylor series to y^16 / 16! (the next term below 1e-17 relative);
 // exact to a few ulps, relative, next to x = 0 (k = 0). x below -700 gives
@@ -170,6 +171,43 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double Expm1OfNode(double x) {
   double two_k;
   __builtin_memcpy(&two_k, &bits, sizeof two_k);
   return two_k * em1 + (two_k - 1);
+#endif
+}
+
+// sin(x) and cos(x) for |x| <= 1e5 (the contact rule's angles, in [0,
+// pi]), in loops a CPU compiler vectorises: x = k pi / 2 + y, |y| <= pi /
+// 4, pi / 2 in two parts (y within an ulp of x - k pi / 2 for these x);
+// sin y and cos y by their Taylor series to y^17 and y^16 (the next terms
+// below 1e-17 relative), swapped and negated by k mod 4. The device path
+// calls CUDA's.
+struct SinCos {
+  double sin, cos;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE SinCos SinCosOfNode(double x) {
+#if JAXEXT_DEVICE_PATH
+  return {::sin(x), ::cos(x)};
+#else
+  constexpr double kTwoOverPi = 0.6366197723675814;
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  const double shifted = x * kTwoOverPi + kRound;
+  const double k = shifted - kRound;
+  constexpr double kHalfPiHi = 1.5707963267948966;     // pi / 2, rounded
+  constexpr double kHalfPiLo = 6.123233995736766e-17;  // pi / 2 - kHalfPiHi
+  const double y = (x - k * kHalfPiHi) - k * kHalfPiLo, y2 = y * y;
+  constexpr InverseFactorials kInv = MakeInverseFactorials();
+  // sin y = y (1 - y^2 / 3! + ...), cos y = 1 - y^2 / 2! + ...
+  double sin_series = kInv.v[17], cos_series = kInv.v[16];
+  for (int n = 15; n >= 3; n -= 2) sin_series = sin_series * -y2 + kInv.v[n];
+  for (int n = 14; n >= 2; n -= 2) cos_series = cos_series * -y2 + kInv.v[n];
+  const double sin_y = y - y * y2 * sin_series;
+  const double cos_y = 1 - y2 * cos_series;
+  std::uint64_t bits;
+  __builtin_memcpy(&bits, &shifted, sizeof bits);
+  const bool swap = (bits & 1) != 0, sin_negative = (bits & 2) != 0,
+             cos_negative = ((bits + 1) & 2) != 0;
+  const double s = swap ? cos_y : sin_y, c = swap ? sin_y : cos_y;
+  return {sin_negative ? -s : s, cos_negative ? -c : c};
 #endif
 }
 

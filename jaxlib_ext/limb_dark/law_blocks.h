@@ -41,7 +41,7 @@ inline namespace JAXEXT_MATH_NAMESPACE {
 namespace detail {
 
 // Points per block, and the lanes each rule's points are padded to.
-constexpr int kLawBlock = 256;
+constexpr int kLawBlock = 1024;
 constexpr int kLawLanes = 8;
 
 // A power law as the lane loops take it: one power (power2: m = z^alpha -
@@ -90,6 +90,16 @@ struct PowerSums {
   double scale;  // PowerMoments
 };
 
+// z^(n/2) - 1 from s = z^(1/2) and s - 1: (s - 1)(1 + s + ... + s^(n-1)).
+JAXEXT_ALWAYS_INLINE inline double HalfPowerMinusOne(double root, double root_minus_one, int n) {
+  double sum = 1, power = 1;
+  for (int i = 1; i < n; ++i) {
+    power *= root;
+    sum += power;
+  }
+  return root_minus_one * sum;
+}
+
 // One node of lane i: the powers at L = log z^2, added with weights w_e g
 // (P, Q), w_r (S) and w_b (T). kDerivatives false: P alone.
 template <bool kHalf, bool kDerivatives>
@@ -128,52 +138,92 @@ inline void ClearPowerSums(int n, PowerSums* s) {
   }
 }
 
-// The points of a block that take one rule: their place in the call's
-// arrays, b's sign, r, the limb's share 2 kappa1, and the rule's inputs.
+// The points of a block that take one rule, one a lane: |b|, b's sign, r,
+// the limb's share 2 kappa1, for the crossing rule c^2 = 1 - (b - r)^2 and
+// k^2 (Geometry's), and what the rule derives from them (its Prepare).
 struct PowerLanes {
-  int count;
-  std::size_t index[kLawBlock];
-  double sign_b[kLawBlock], r[kLawBlock], limb[kLawBlock];
-  // Inside: a = 1 - b^2 - r^2, 2 b r, (b - r)^2, b r. Crossing: c^2 = 1 -
-  // (b - r)^2 and its log, k^2, k, r (r - b), (b - r)^2.
+  double b[kLawBlock], sign_b[kLawBlock], r[kLawBlock], limb[kLawBlock];
+  // Inside: a = 1 - b^2 - r^2, 2 b r, (b - r)^2, b r. Crossing: log c^2,
+  // k, r (r - b), (b - r)^2.
   double a[kLawBlock], two_br[kLawBlock], br[kLawBlock];
   double c2[kLawBlock], log_c2[kLawBlock], k2[kLawBlock], k[kLawBlock], r_rmb[kLawBlock];
   double d2[kLawBlock];
 };
 
-// 1 - cos psi_j = 2 sin^2(psi_j / 2) of the midpoint nodes (HalfPeriodMidCos),
-// without the cancellation of 1 - cos next to psi = 0.
-template <int M>
-struct OneMinusMidCos {
-  double v[M];
-  OneMinusMidCos() {
-    for (int j = 0; j < M; ++j) {
-      const double half = std::sin(0.5 * kPi * (j + 0.5) / M);
-      v[j] = 2 * half * half;
+// The inside rule's node counts, and the largest x = 2 b r / a each takes:
+// the midpoint rule of 2 M steps errs by about exp(-2 M acosh(1 / x))
+// (law_flux.h, InsideLawMoments), below 1e-17 for x <= 1 / cosh(log(1e17)
+// / (2 M)). Past the last, the contact rule (one point at a time).
+constexpr int kInsideNodes[] = {4, 6, 8, 12, 16, 24, 32, 64, 128};
+constexpr int kInsideRules = sizeof(kInsideNodes) / sizeof(kInsideNodes[0]);
+
+struct InsideRuleLimits {
+  double max_x[kInsideRules];
+  InsideRuleLimits() {
+    for (int k = 0; k < kInsideRules; ++k) {
+      max_x[k] = 1 / std::cosh(std::log(1e17) / (2 * kInsideNodes[k]));
     }
   }
 };
 
-// Inside the disk: InsideLawMoments<M>'s nodes for lanes [0, n).
+inline const InsideRuleLimits& InsideLimits() {
+  static const InsideRuleLimits kLimits;
+  return kLimits;
+}
+
+// Which of kInsideNodes a point inside the disk takes, the fewest with
+// two_br <= x a (a > 0), or kInsideRules: none; without branches.
+JAXEXT_ALWAYS_INLINE inline int InsideRule(const InsideRuleLimits& limits, double two_br,
+                                           double a) {
+  int rule = 0;
+  for (int k = 0; k < kInsideRules; ++k) rule += two_br > limits.max_x[k] * a;
+  return rule;
+}
+
+// The midpoint nodes psi_j = pi (j + 1/2) / M, j < M: cos psi_j, and 1 -
+// cos psi_j = 2 sin^2(psi_j / 2) without the cancellation next to psi = 0;
+// the cosines of psi and pi - psi opposite to the bit, so that they sum to 0.
+template <int M>
+struct MidpointNodes {
+  double cos[M], one_minus_cos[M];
+  MidpointNodes() {
+    for (int j = 0; j < M / 2; ++j) {
+      const double psi = kPi * (j + 0.5) / M;
+      const double half = std::sin(0.5 * psi);
+      cos[j] = std::cos(psi);
+      cos[M - 1 - j] = -cos[j];
+      one_minus_cos[j] = 2 * half * half;
+      one_minus_cos[M - 1 - j] = 1 + cos[j];
+    }
+  }
+};
+
+// Lanes are summed in chunks whose sums stay in the first-level cache.
+constexpr int kLaneChunk = 64;
+
+// Inside the disk: the midpoint rule of 2 M steps (InsideLawMoments') for
+// lanes [0, n), nodes in [0, pi] (the integrands are even in psi).
 template <int M, bool kHalf, bool kDerivatives>
 void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerSums* s) {
-  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
-  static const OneMinusMidCos<M> kOneMinusCos;
+  static const MidpointNodes<M> kNodes;
   ClearPowerSums(n, s);
-  for (int j = 0; j < M; ++j) {
-    const double cos_psi = kCos.v[j], one_minus_cos = kOneMinusCos.v[j];
-    for (int i = 0; i < n; ++i) {
-      const double z2 = Max(in.a[i] + in.two_br[i] * cos_psi, 1e-300);
-      const double rho2 = in.d2[i] + in.two_br[i] * one_minus_cos;
-      const LogReduction x = ReduceForLog(z2);
-      const bool near_centre = x.e == 0;  // z^2 in [sqrt(1/2), 1]
-      const double num = near_centre ? -rho2 : x.m - 1;
-      const double den = near_centre ? 2 - rho2 : x.m + 1;
-      const double inv = 1 / (den * rho2);
-      const double log_z2 = LogFromRatio(x.e, num * rho2 * inv);
-      const double g = z2 * den * inv;
-      AddPowerNode<kHalf, kDerivatives>(pt, log_z2, g, in.r[i] * in.r[i] - in.br[i] * cos_psi,
-                                        1.0, cos_psi, i, s);
+  for (int start = 0; start < n; start += kLaneChunk) {
+    const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
+    for (int j = 0; j < M; ++j) {
+      const double cos_psi = kNodes.cos[j], one_minus_cos = kNodes.one_minus_cos[j];
+      for (int i = start; i < end; ++i) {
+        const double z2 = Max(in.a[i] + in.two_br[i] * cos_psi, 1e-300);
+        const double rho2 = in.d2[i] + in.two_br[i] * one_minus_cos;
+        const LogReduction x = ReduceForLog(z2);
+        const bool near_centre = x.e == 0;  // z^2 in [sqrt(1/2), 1]
+        const double num = near_centre ? -rho2 : x.m - 1;
+        const double den = near_centre ? 2 - rho2 : x.m + 1;
+        const double inv = 1 / (den * rho2);
+        const double log_z2 = LogFromRatio(x.e, num * rho2 * inv);
+        const double g = z2 * den * inv;
+        AddPowerNode<kHalf, kDerivatives>(pt, log_z2, g, in.r[i] * in.r[i] - in.br[i] * cos_psi,
+                                          1.0, cos_psi, i, s);
+      }
     }
   }
 }
@@ -199,10 +249,12 @@ void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerS
   constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
   static const LogGradedCos2 kLogCos2;
   ClearPowerSums(n, s);
+  for (int start = 0; start < n; start += kLaneChunk) {
+  const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
   for (int j = 0; j < kNodes; ++j) {
     const double cos_t = kCos.v[j], cos2 = cos_t * cos_t, sin2 = kSin2.v[j];
     const double weight = 4 * kWeight.v[j] * cos_t, log_cos2 = kLogCos2.v[j];
-    for (int i = 0; i < n; ++i) {
+    for (int i = start; i < end; ++i) {
       const double root = Sqrt(1 - in.k2[i] * sin2);
       const double rho2 = sin2 + in.d2[i] * cos2;
       const double inv = 1 / (root * rho2);
@@ -218,35 +270,83 @@ void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerS
       AddPowerNode<kHalf, kDerivatives>(pt, in.log_c2[i] + log_cos2, g, w_e, w, w_b, i, s);
     }
   }
+  }
 }
 
-// The edge sums of lane i as law_flux.h's EdgeMoments: d/dr's and d/db's
-// weights are w_r = scale r (weights of S) and w_b = -scale r (weights of
-// T), the others' w_e = scale (weights of P and Q) but for the area.
-inline EdgeMoments PowerMoments(const LawTerms& t, const PowerSums& s, int i, double r) {
-  EdgeMoments m;
-  const double scale = s.scale;
-  m.area = s.area[i];
-  for (int k = 0; k < t.count; ++k) {
-    const double beta = t.alpha[k] + 2;
-    m.psi[k] = PsiAtLimb(t, k) * m.area + scale * s.p[PowerIndex(t, k)][i] / beta;
+// What the outputs need of the law, per term k (four, those past its
+// count with c = 0): c_k, Psi_k(0), 1 / beta_k, P's index; 1 / norm.
+struct PowerConstants {
+  double c[4], at_limb[4], inv_beta[4];
+  int index[4];
+  bool with_alpha;
+  double inv_norm;
+};
+
+inline PowerConstants MakePowerConstants(const LawTerms& t, double norm) {
+  PowerConstants k;
+  for (int j = 0; j < 4; ++j) {
+    const bool term = j < t.count;
+    k.c[j] = term ? t.c[j] : 0.0;
+    k.at_limb[j] = term ? PsiAtLimb(t, j) : 0.0;
+    k.inv_beta[j] = term ? 1 / (t.alpha[j] + 2) : 0.0;
+    k.index[j] = term ? PowerIndex(t, j) : 0;
   }
-  m.dpsi_dalpha = 0;
-  if (t.with_alpha) {
-    const double inv_beta = 1 / (t.alpha[0] + 2);
-    m.dpsi_dalpha = inv_beta * (m.area * inv_beta +
-                                scale * (0.5 * s.q[i] - s.p[0][i] * inv_beta));
+  k.with_alpha = t.with_alpha;
+  k.inv_norm = 1 / norm;
+  return k;
+}
+
+// F - 1 and its derivatives per lane, as LawFluxFromMoments (law_flux.h)
+// makes them from the edge sums: with the whole area A + 2 kappa1 and
+// B_k = Psi_k(0) (A + 2 kappa1) + P_k / beta_k, blocked = (A + 2 kappa1) /
+// 2 - sum_k c_k B_k and dF/dc_k = (B_k + 2 pi Psi_k(0) (F - 1)) / norm; d/dr
+// and d/db from S and T with their weights, scale r and -scale r.
+struct PowerOutputs {
+  double value[kLawBlock], d_db[kLawBlock], d_dr[kLawBlock];
+  double du[kMaxLawTerms][kLawBlock];
+};
+
+template <bool kDerivatives>
+void PowerLaneOutputs(const PowerConstants& k, const PowerLanes& l, const PowerSums& s, int n,
+                      PowerOutputs* out) {
+  const double scale = s.scale, inv_norm = k.inv_norm;
+  for (int i = 0; i < n; ++i) {
+    const double whole = s.area[i] + l.limb[i];
+    double blocked = 0.5 * whole, b_k[4];
+    for (int j = 0; j < 4; ++j) {
+      b_k[j] = k.at_limb[j] * whole + scale * s.p[k.index[j]][i] * k.inv_beta[j];
+      blocked -= k.c[j] * b_k[j];
+    }
+    const double value = -blocked * inv_norm;
+    out->value[i] = value;
+    if (!kDerivatives) continue;
+    const double r = l.r[i];
+    out->d_dr[i] = -scale * r * (s.w_r[i] + s.s[i]) * inv_norm;
+    out->d_db[i] = l.sign_b[i] * scale * r * (s.w_b[i] + s.t[i]) * inv_norm;
+    for (int j = 0; j < 4; ++j) {
+      out->du[j][i] = (b_k[j] + 2 * kPi * k.at_limb[j] * value) * inv_norm;
+    }
+    // power2's alpha: sum of w_e dPsi/dalpha, the limb's share 2 kappa1 /
+    // beta^2 (DpsiDalphaAtLimb).
+    const double ib = k.inv_beta[0];
+    const double b_alpha = ib * (whole * ib + scale * (0.5 * s.q[i] - s.p[0][i] * ib));
+    const double du_alpha = k.c[0] * (b_alpha + 2 * kPi * ib * ib * value) * inv_norm;
+    out->du[1][i] = k.with_alpha ? du_alpha : out->du[1][i];
   }
-  m.d_r = scale * r * (s.w_r[i] + s.s[i]);
-  m.d_b = -scale * r * (s.w_b[i] + s.t[i]);
-  return m;
 }
 
 // Lanes [0, n) through the inside rule of M nodes: their nodes' weights
 // are (r^2 - b r cos psi, r, -r cos psi) times 2 pi / M (the scale), the
 // area 2 pi r^2, sum w_r M, sum w_b 0 (the cosines sum to 0).
 template <int M, bool kDerivatives>
-void InsidePowerRule(const PowerTerms& pt, const PowerLanes& lanes, int n, PowerSums* s) {
+void InsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, PowerSums* s) {
+  for (int i = 0; i < n; ++i) {
+    const double b = lanes.b[i], r = lanes.r[i];
+    lanes.a[i] = (1 - r) * (1 + r) - b * b;
+    lanes.two_br[i] = 2 * b * r;
+    lanes.br[i] = b * r;
+    lanes.d2[i] = (b - r) * (b - r);
+  }
   if (pt.half) {
     InsidePowerSums<M, true, kDerivatives>(pt, lanes, n, s);
   } else {
@@ -263,7 +363,14 @@ void InsidePowerRule(const PowerTerms& pt, const PowerLanes& lanes, int n, Power
 
 // Lanes [0, n) through the crossing rule (weights in full: scale 1).
 template <bool kDerivatives>
-void CrossingPowerRule(const PowerTerms& pt, const PowerLanes& lanes, int n, PowerSums* s) {
+void CrossingPowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, PowerSums* s) {
+  for (int i = 0; i < n; ++i) {
+    const double b = lanes.b[i], r = lanes.r[i];
+    lanes.log_c2[i] = LogOfNode(lanes.c2[i]);
+    lanes.k[i] = Sqrt(lanes.k2[i]);
+    lanes.r_rmb[i] = r * (r - b);
+    lanes.d2[i] = (b - r) * (b - r);
+  }
   if (pt.half) {
     CrossingPowerSums<true, kDerivatives>(pt, lanes, n, s);
   } else {

@@ -221,7 +221,7 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   for (int j = 0; j < kNodes; ++j) {
     const double s = kNode.v[j], s2 = s * s, s4 = s2 * s2;
     const double w = 2 * kWeight.v[j] * 5 * span * s4;
-    const double sin_half = Sin(0.5 * (u_lo + span * s4 * s));
+    const double sin_half = SinCosOfNode(0.5 * (u_lo + span * s4 * s)).sin;
     const double sin2 = sin_half * sin_half;
     x[j] = 2 * root_br * sin_half;
     w_e[j] = w * (r_rpb - 2 * br * sin2);

@@ -79,12 +79,6 @@ constexpr int kExponentialTails = 26;
 // A term's phi: 1 - z^alpha, z log z or 1 / (1 - e^z).
 enum class Term { kPower, kMuLogMu, kExponential };
 
-// Whether half_powers takes the powers from sqrt(z): on the host, where it
-// spares the vectorised log; not on the device path, whose libm pow-type
-// calls are cheap and where a second variant of every node loop would
-// double the kernel that ptxas compiles (5 s to 28 s each).
-constexpr bool kHalfPowersFromRoots = !JAXEXT_DEVICE_PATH;
-
 // A law as its terms: I = 1 - sum_k c[k] phi_k, phi_k of kind[k] (alpha[k]
 // its exponent where a power). power2's alpha is a coefficient too
 // (with_alpha: the derivative in alpha[0] is asked for).
@@ -94,10 +88,6 @@ struct LawTerms {
   double alpha[kMaxLawTerms];
   Term kind[kMaxLawTerms];
   bool with_alpha;
-  // Every term a power z^(n/2), n = 1..4, and no alpha derivative: the
-  // powers from sqrt(z), without log z (HalfPowerMinusOne), on the host
-  // (kHalfPowersFromRoots).
-  bool half_powers;
 };
 
 // The terms of `law` (not the polynomial one) for coefficients u; false
@@ -142,12 +132,8 @@ JAXEXT_HD bool MakeLawTerms(Law law, const double* u, LawTerms* t) {
       return false;
   }
   bool ok = true;
-  t->half_powers = kHalfPowersFromRoots && !t->with_alpha;
   for (int k = 0; k < t->count; ++k) {
     ok = ok && IsFinite(t->c[k]) && IsFinite(t->alpha[k]) && t->alpha[k] > 0;
-    const double twice = 2 * t->alpha[k];
-    t->half_powers = t->half_powers && t->kind[k] == Term::kPower && twice <= 4 &&
-                     twice == static_cast<double>(static_cast<int>(twice));
   }
   return ok;
 }
@@ -191,19 +177,6 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double LimbIntensity(const LawTerms& t, double z)
   return sum;
 }
 
-// z^(n/2) - 1 for n = 1..4 from s = sqrt(z) and s - 1 (formed as (z - 1) /
-// (s + 1), without cancellation next to z = 1): (s - 1)(1 + s + ... +
-// s^(n-1)).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE double HalfPowerMinusOne(double root, double root_minus_one,
-                                                        int n) {
-  double sum = 1, power = 1;
-  for (int i = 1; i < n; ++i) {
-    power *= root;
-    sum += power;
-  }
-  return root_minus_one * sum;
-}
-
 // What the edge rules need of the law at N nodes z_j in [0, 1]: per term
 // Psi_k(z_j), dPsi_0/dalpha (where with_alpha, else 0) and I(z_j) in two
 // parts: `intensity` bounded, `limb_intensity` the exponential term's share
@@ -222,7 +195,7 @@ struct LawAtNodes {
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double* z_in,
                                                 LawAtNodes<N>* v) {
-  double z[N], log_z[N], root[N], root_minus_one[N], at_centre[N], inv_rho2[N],
+  double z[N], log_z[N], at_centre[N], inv_rho2[N],
       inv_one_minus_z[N], ratio[N], inv_one_plus_z[N];
   for (int j = 0; j < N; ++j) {
     z[j] = Max(z_in[j], 1e-300);
@@ -242,14 +215,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
       inv_one_minus_z[j] = (1 + z[j]) * inv_rho2[j];
     }
   }
-  if (kHalfPowersFromRoots && t.half_powers) {
+  for (int j = 0; j < N; ++j) log_z[j] = LogOfNode(z[j]);
+  if (!powers_only) {
     for (int j = 0; j < N; ++j) {
-      root[j] = Sqrt(z[j]);
-      root_minus_one[j] = (z[j] - 1) / (root[j] + 1);
-    }
-  } else {
-    for (int j = 0; j < N; ++j) {
-      log_z[j] = LogOfNode(z[j]);
       // R = log(z) / (1 - z), -1 at z = 1.
       ratio[j] = at_centre[j] != 0 ? -1.0 : log_z[j] * inv_one_minus_z[j];
     }
@@ -279,12 +247,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double*
     // z^alpha - 1 at every node first: a loop of its own vectorises where
     // the one below, with its stores through v, is left scalar.
     double m[N], g[N];
-    if (kHalfPowersFromRoots && t.half_powers) {
-      const int n = static_cast<int>(2 * alpha);
-      for (int j = 0; j < N; ++j) m[j] = HalfPowerMinusOne(root[j], root_minus_one[j], n);
-    } else {
-      for (int j = 0; j < N; ++j) m[j] = Expm1OfNode(alpha * log_z[j]);
-    }
+    for (int j = 0; j < N; ++j) m[j] = Expm1OfNode(alpha * log_z[j]);
     for (int j = 0; j < N; ++j) {
       // Psi = (1/2 - (1 - z^beta) / (beta rho^2)) = alpha / (2 beta) + g m /
       // beta with g = z^2 / rho^2 (1 - z^beta = rho^2 - z^2 m); 0 at z = 1.

@@ -179,14 +179,34 @@ void StoreLawPoint(const LawFlux& f, int order, size_t i, T* flux, T* d_db, T* d
 }
 
 // The rules of law_blocks.h a block's points are sorted into: the inside
-// rule of 8, 16 and 32 nodes (as InsideLawMoments picks them) and the
-// crossing rule.
-enum PowerRule { kInside8, kInside16, kInside32, kCrossingRule, kPowerRules };
+// rule of each node count of kInsideNodes, then the crossing rule.
+constexpr int kCrossingRule = detail::kInsideRules;
+constexpr int kPowerRules = detail::kInsideRules + 1;
+
+// Lanes [0, n) of l through rule `rule`.
+template <bool kDerivatives>
+void RunPowerRule(int rule, const detail::PowerTerms& pt, detail::PowerLanes& l, int n,
+                  detail::PowerSums* sums) {
+  using namespace detail;
+  switch (kInsideNodes[rule < kInsideRules ? rule : 0] * (rule < kInsideRules)) {
+    case 4: return InsidePowerRule<4, kDerivatives>(pt, l, n, sums);
+    case 6: return InsidePowerRule<6, kDerivatives>(pt, l, n, sums);
+    case 8: return InsidePowerRule<8, kDerivatives>(pt, l, n, sums);
+    case 12: return InsidePowerRule<12, kDerivatives>(pt, l, n, sums);
+    case 16: return InsidePowerRule<16, kDerivatives>(pt, l, n, sums);
+    case 24: return InsidePowerRule<24, kDerivatives>(pt, l, n, sums);
+    case 32: return InsidePowerRule<32, kDerivatives>(pt, l, n, sums);
+    case 64: return InsidePowerRule<64, kDerivatives>(pt, l, n, sums);
+    case 128: return InsidePowerRule<128, kDerivatives>(pt, l, n, sums);
+    default: return CrossingPowerRule<kDerivatives>(pt, l, n, sums);
+  }
+}
 
 // A power law (power2, nonlinear, square root): blocks of kLawBlock points,
-// each point sorted by its rule (as LawLightCurvePoint chooses it); those
-// inside the disk and crossing the limb through law_blocks.h's loops over
-// lanes, the others (no overlap, the contact rule, NaN, r below 1e-100,
+// each point sorted by its rule (as LawLightCurvePoint chooses it, but for
+// the inside rule's node count, kInsideNodes); those inside the disk and
+// crossing the limb through law_blocks.h's loops over lanes, one rule at a
+// time, the others (no overlap, the contact rule, NaN, r below 1e-100,
 // where rho^2 at a node could underflow) one at a time. A point's result
 // does not depend on the others in its block: its lane computes it alone,
 // the padding lanes repeat the first. kDerivatives false: the value alone.
@@ -194,96 +214,94 @@ template <bool kDerivatives, typename T>
 void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
   using namespace detail;
+  // The block's points by their place in it: rule, |b|, b's sign, r, and
+  // for the crossing rule 2 kappa1, 1 - (b - r)^2, k^2 (MakeGeometry's).
+  struct BlockPoints {
+    int rule[kLawBlock];
+    double b[kLawBlock], sign_b[kLawBlock], r[kLawBlock];
+    double limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
+  };
   struct Scratch {
-    PowerLanes lanes[kPowerRules];
+    BlockPoints points;
+    int by_rule[kLawBlock];  // places in the block, sorted by rule
+    PowerLanes lanes;
     PowerSums sums;
+    PowerOutputs outputs;
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
-  PowerLanes* lanes = scratch->lanes;
+  BlockPoints& p = scratch->points;
+  PowerLanes& l = scratch->lanes;
   PowerSums* sums = &scratch->sums;
+  PowerOutputs* outputs = &scratch->outputs;
+  const PowerConstants constants = MakePowerConstants(row.terms, row.norm);
+  const InsideRuleLimits& limits = InsideLimits();
   for (size_t start = 0; start < n; start += kLawBlock) {
-    const size_t end = n - start < kLawBlock ? n : start + kLawBlock;
-    for (int rule = 0; rule < kPowerRules; ++rule) lanes[rule].count = 0;
-    for (size_t i = start; i < end; ++i) {
-      const double bi = static_cast<double>(b[i]), ri = static_cast<double>(r[i]);
-      const PointSetUp point = SetUpPoint(bi, ri);
-      int rule = kPowerRules;  // one at a time
+    const int size = static_cast<int>(n - start < kLawBlock ? n - start : kLawBlock);
+    // Every point's inside rule (kInsideRules: none; kPowerRules: not a
+    // partial overlap, one at a time), in a loop without branches...
+    for (int i = 0; i < size; ++i) {
+      const double ri = static_cast<double>(r[start + i]);
+      const PointSetUp point = SetUpPoint(static_cast<double>(b[start + i]), ri);
       const double bb = point.b;
       const double a = (1 - ri) * (1 + ri) - bb * bb, two_br = 2 * bb * ri;
-      Geometry geo;
-      if (point.overlap == Overlap::kPartial && ri >= 1e-100) {
-        bool inside = bb + ri <= 0.999 && two_br <= kWideEdgeRuleMaxX * a;
-        if (!inside) {
-          geo = MakeGeometry(bb, ri);
-          const EdgeRule edge = ChooseEdgeRule(geo, a);
-          inside = edge == EdgeRule::kInside || edge == EdgeRule::kInsideWide;
-          if (edge == EdgeRule::kCrossing) rule = kCrossingRule;
-        }
-        if (inside) {
-          rule = two_br <= kFewStepsMaxX * a   ? kInside8
-                 : two_br <= kEdgeRuleMaxX * a ? kInside16
-                                               : kInside32;
-        }
+      const bool partial = point.overlap == Overlap::kPartial && ri >= 1e-100;
+      p.rule[i] = !partial ? kPowerRules : a > 0 ? InsideRule(limits, two_br, a) : kInsideRules;
+      p.b[i] = bb;
+      p.sign_b[i] = point.sign_b;
+      p.r[i] = ri;
+      p.limb[i] = p.c2[i] = p.k2[i] = 0;  // the crossing rule's, below
+    }
+    // ... then the crossing rule, where ChooseEdgeRule picks it (Geometry's
+    // 2 kappa1, 1 - (b - r)^2 and k^2 kept), and the points left one at a
+    // time.
+    int count[kPowerRules + 1] = {};
+    for (int i = 0; i < size; ++i) {
+      int rule = p.rule[i];
+      if (rule == kInsideRules) {
+        const double bb = p.b[i], ri = p.r[i];
+        const Geometry geo = MakeGeometry(bb, ri);
+        const double a = (1 - ri) * (1 + ri) - bb * bb;
+        rule = ChooseEdgeRule(geo, a) == EdgeRule::kCrossing ? kCrossingRule : kPowerRules;
+        p.rule[i] = rule;
+        p.limb[i] = 2 * geo.kappa1;
+        p.c2[i] = geo.one_minus_bmr2;
+        p.k2[i] = geo.k2;
       }
       if (rule == kPowerRules) {
-        StoreLawPoint(LawLightCurvePoint(row, bi, ri), order, i, flux, d_db, d_dr, d_du);
-        continue;
+        StoreLawPoint(LawLightCurvePoint(row, static_cast<double>(b[start + i]), p.r[i]), order,
+                      start + i, flux, d_db, d_dr, d_du);
       }
-      PowerLanes& l = lanes[rule];
-      const int j = l.count++;
-      l.index[j] = i;
-      l.sign_b[j] = point.sign_b;
-      l.r[j] = ri;
-      l.d2[j] = (bb - ri) * (bb - ri);
-      if (rule == kCrossingRule) {
-        l.limb[j] = 2 * geo.kappa1;
-        l.c2[j] = geo.one_minus_bmr2;
-        l.log_c2[j] = LogOfNode(geo.one_minus_bmr2);
-        l.k2[j] = geo.k2;
-        l.k[j] = Sqrt(geo.k2);
-        l.r_rmb[j] = ri * (ri - bb);
-      } else {
-        l.limb[j] = 0;
-        l.a[j] = a;
-        l.two_br[j] = two_br;
-        l.br[j] = bb * ri;
-      }
+      ++count[rule + 1];
     }
+    for (int rule = 0; rule < kPowerRules; ++rule) count[rule + 1] += count[rule];
+    int next[kPowerRules + 1];
+    for (int rule = 0; rule <= kPowerRules; ++rule) next[rule] = count[rule];
+    for (int i = 0; i < size; ++i) scratch->by_rule[next[p.rule[i]]++] = i;
     for (int rule = 0; rule < kPowerRules; ++rule) {
-      PowerLanes& l = lanes[rule];
-      if (l.count == 0) continue;
-      // Whole vectors: the padding lanes repeat lane 0.
-      int padded = l.count;
-      for (; padded % kLawLanes != 0; ++padded) {
-        l.r[padded] = l.r[0];
-        l.d2[padded] = l.d2[0];
-        l.a[padded] = l.a[0];
-        l.two_br[padded] = l.two_br[0];
-        l.br[padded] = l.br[0];
-        l.c2[padded] = l.c2[0];
-        l.log_c2[padded] = l.log_c2[0];
-        l.k2[padded] = l.k2[0];
-        l.k[padded] = l.k[0];
-        l.r_rmb[padded] = l.r_rmb[0];
+      const int first = count[rule], lanes = count[rule + 1] - first;
+      if (lanes == 0) continue;
+      // Whole vectors: the padding lanes repeat the first point.
+      const int padded = (lanes + kLawLanes - 1) / kLawLanes * kLawLanes;
+      for (int j = 0; j < padded; ++j) {
+        const int i = scratch->by_rule[first + (j < lanes ? j : 0)];
+        l.b[j] = p.b[i];
+        l.r[j] = p.r[i];
+        l.sign_b[j] = p.sign_b[i];
+        l.limb[j] = p.limb[i];
+        l.c2[j] = p.c2[i];
+        l.k2[j] = p.k2[i];
       }
-      switch (rule) {
-        case kInside8:
-          InsidePowerRule<8, kDerivatives>(pt, l, padded, sums);
-          break;
-        case kInside16:
-          InsidePowerRule<16, kDerivatives>(pt, l, padded, sums);
-          break;
-        case kInside32:
-          InsidePowerRule<32, kDerivatives>(pt, l, padded, sums);
-          break;
-        default:
-          CrossingPowerRule<kDerivatives>(pt, l, padded, sums);
-          break;
-      }
-      for (int j = 0; j < l.count; ++j) {
-        const EdgeMoments m = PowerMoments(row.terms, *sums, j, l.r[j]);
-        StoreLawPoint(LawFluxFromMoments(row.terms, row.norm, l.sign_b[j], l.limb[j], m), order,
-                      l.index[j], flux, d_db, d_dr, d_du);
+      RunPowerRule<kDerivatives>(rule, pt, l, padded, sums);
+      PowerLaneOutputs<kDerivatives>(constants, l, *sums, padded, outputs);
+      for (int j = 0; j < lanes; ++j) {
+        const size_t i = start + scratch->by_rule[first + j];
+        flux[i] = static_cast<T>(outputs->value[j]);
+        if (!kDerivatives) continue;
+        d_db[i] = static_cast<T>(outputs->d_db[j]);
+        d_dr[i] = static_cast<T>(outputs->d_dr[j]);
+        if (d_du) {
+          for (int k = 0; k < order; ++k) d_du[k][i] = static_cast<T>(outputs->du[k][j]);
+        }
       }
     }
   }

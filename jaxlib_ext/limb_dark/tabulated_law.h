@@ -144,7 +144,7 @@ JAXEXT_HD_CALLED Moments AnalyticPart(const OuterRampGeometry& g, double m, doub
   const double span = Max(0.0, u_m - g.u_lo);
   double field[kNodes], in_r[kNodes], in_b[kNodes];
   for (int j = 0; j < kNodes; ++j) {
-    const double sin_half = Sin(0.5 * (g.u_lo + span * kNode.v[j]));
+    const double sin_half = SinCosOfNode(0.5 * (g.u_lo + span * kNode.v[j])).sin;
     const double x = 2 * g.root_br * sin_half, x2 = x * x;
     const double z2 = Max(0.0, g.z2_min + x2), inv = 1 / (1 - z2);
     const double w = 2 * span * kWeight.v[j];
