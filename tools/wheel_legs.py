@@ -14,6 +14,10 @@ tools/setup.sh run this in the sid root, tools/sid/run). MODE is
     (no GPU here: CPU use must be unaffected, and installed_plugin_test checks
     what GPU use says); the test packages pinned as that Python's Bazel lock
     pins them;
+  smoke: as tests, but only the subset the test table's `arm64` column
+    names for each file (what the aarch64 leg runs): for the Pythons other
+    than the default one, whose wheels hold the same compiled code (their
+    `import`, the FFI registration and a sample of every file's tests);
   refused: the wheel installed with --no-deps next to a jax outside the
     supported range: `import kepler` must raise ImportError naming both
     versions while JAX keeps working;
@@ -145,14 +149,14 @@ def run_leg(wheel_dir, leg):
   jax = [f"jax=={jax_version}", f"jaxlib=={jax_version}"]
   with tempfile.TemporaryDirectory(prefix="kepler_wheel_leg.") as work:
     venv = os.path.join(work, "venv")
-    if mode == "tests":
+    if mode in ("tests", "smoke"):
       plugin = wheel_of(wheel_dir, tag, plugin=True)
       if plugin:
         print(f"leg: with the CUDA plugin {os.path.basename(plugin)}", flush=True)
       lock = f"{REPO}/tools/requirements/requirements_lock_{py_version.replace('.', '_')}.txt"
       args = ["--python", python, "--wheel", wheel, *["--wheel", plugin] * bool(plugin),
               *[a for r in jax + wheel_tests.pinned(lock, TEST_PACKAGES) for a in ("--requirement", r)],
-              "--work", work]
+              "--work", work, *["--select", "arm64"] * (mode == "smoke")]
       return wheel_tests.main(args) == 0
     if mode == "refused":
       python = wheel_tests.install_venv(python, venv, [], jax)
@@ -161,7 +165,7 @@ def run_leg(wheel_dir, leg):
       return subprocess.run([python, "-c", REFUSED_CHECK], cwd=work).returncode == 0
     if mode == "clash":
       return clash_leg(wheel_tests.install_venv(python, venv, [wheel], jax), wheel)
-    print(f"unknown mode {mode!r} (tests, refused, clash)")
+    print(f"unknown mode {mode!r} (tests, smoke, refused, clash)")
     return False
 
 

@@ -101,7 +101,8 @@ JAXEXT_ALWAYS_INLINE inline double HalfPowerMinusOne(double root, double root_mi
 }
 
 // One node of lane i: the powers at L = log z^2, added with weights w_e g
-// (P, Q), w_r (S) and w_b (T). kDerivatives false: P alone.
+// (P, Q), w_r (S) and w_b (T). kDerivatives false: P alone (summed as with
+// them: the value is the same to the bit).
 template <bool kHalf, bool kDerivatives>
 JAXEXT_ALWAYS_INLINE inline void AddPowerNode(const PowerTerms& pt, double log_z2, double g,
                                               double w_e, double w_r, double w_b, int i,

@@ -29,9 +29,14 @@
 // - next to the inner contact: the contact rule's split F(z) = F(X) + (F(z)
 //   - F(X)), the first part graded towards u = u_lo by u = u_lo + (pi -
 //   u_lo) s^5 (X^alpha at X = 0), the second in the contact rule's t = t_max
-//   s^3 (z^alpha or X^alpha at t = 0); the exponential law's intensity,
+//   s^4 (z^alpha or X^alpha at t = 0); the exponential law's intensity,
 //   infinite on the limb, not split but in t = t_max s alone.
-// Their accuracy: docs/limb_darkening_laws.md.
+// Their accuracy: docs/limb_darkening_laws.md. This is the path of one point
+// at a time (the GPU's, and the CPU's for the logarithmic and exponential
+// laws and next to the contacts); on the CPU the power laws' points inside
+// the disk and crossing the limb take law_blocks.h's blocks, whose inside
+// rule takes 4 to 128 nodes by x (kInsideNodes) and so serves x up to
+// 0.988, where this path takes the contact rule past x = 0.85.
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 
@@ -237,11 +242,13 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   // log(1 / k') (the intensity is infinite on the limb).
   const ContactMap map = MakeContactMap(geo, crossing ? eps : Max(eps, kContactMinK));
   for (int j = 0; j < kNodes; ++j) {
-    // t = t_max s^3: z^alpha (crossing) and X^alpha (inside) at t = 0
-    // (s^5, as in the first part, loses the branch points' resolution: 2e-13).
-    const double s2 = kNode.v[j] * kNode.v[j];
-    const ContactPoint p = ContactMapAt(map, map.t_max * s2 * kNode.v[j]);
-    const double w = 2 * map.t_max * 3 * s2 * kWeight.v[j] * p.du;
+    // t = t_max s^4: z^alpha (crossing) and X^alpha (inside) at t = 0, of
+    // order s^(4 alpha) (s^3 left power2's alpha = 0.05 at 3e-10 relative
+    // in d/db; s^5, as in the first part, loses the branch points'
+    // resolution: 2e-13 in F).
+    const double s3 = kNode.v[j] * kNode.v[j] * kNode.v[j];
+    const ContactPoint p = ContactMapAt(map, map.t_max * s3 * kNode.v[j]);
+    const double w = 2 * map.t_max * 4 * s3 * kWeight.v[j] * p.du;
     const double sin2 = p.sin_half * p.sin_half;
     z[j] = Sqrt(Max(p.z2, 0.0));
     x[j] = 2 * root_br * p.sin_half;
