@@ -12,6 +12,8 @@
 // solution_vector.h (s_n and its derivatives), edge_rules.h (the blocked flux
 // as an integral over the occultor's edge), geometry.h, elliptic.h,
 // elementary.h, and nodes.h (tables written by tools/limb_dark_nodes.py).
+// law_blocks.h, the CPU loops' alone, evaluates the power laws' points in
+// blocks, one point per vector lane (limb_dark_cpu_loops.cc).
 //
 // Header-only; usable from host C++17 and from CUDA device code. Computes in
 // double whatever the input dtype (the handlers round the results). The

@@ -254,7 +254,9 @@ void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, 
     // ... then the crossing rule, where ChooseEdgeRule picks it (Geometry's
     // 2 kappa1, 1 - (b - r)^2 and k^2 kept), and the points left one at a
     // time.
-    int count[kPowerRules + 1] = {};
+    // count[rule + 1]: the points of each rule (kPowerRules included), then
+    // where each rule's points start in by_rule.
+    int count[kPowerRules + 2] = {};
     for (int i = 0; i < size; ++i) {
       int rule = p.rule[i];
       if (rule == kInsideRules) {
@@ -273,7 +275,7 @@ void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, 
       }
       ++count[rule + 1];
     }
-    for (int rule = 0; rule < kPowerRules; ++rule) count[rule + 1] += count[rule];
+    for (int rule = 0; rule <= kPowerRules; ++rule) count[rule + 1] += count[rule];
     int next[kPowerRules + 1];
     for (int rule = 0; rule <= kPowerRules; ++rule) next[rule] = count[rule];
     for (int i = 0; i < size; ++i) scratch->by_rule[next[p.rule[i]]++] = i;
