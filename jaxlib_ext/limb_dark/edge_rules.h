@@ -319,7 +319,9 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
   double x[kNodes], v[kNodes];
   // F(X) E over [u_lo, pi].
   const double span = kPi - u_lo;
-  for (int j = 0; j < kNodes; ++j) x[j] = 2 * root_br * SinCosOfNode(0.5 * (u_lo + span * kNode.v[j])).sin;
+  for (int j = 0; j < kNodes; ++j) {
+    x[j] = 2 * root_br * SinCosOfNode(0.5 * (u_lo + span * kNode.v[j])).sin;
+  }
   EdgeHornerNodes<kNodes>(q, degree, x, v);
   for (int j = 0; j < kNodes; ++j) v[j] *= kWeight.v[j] * (r_rpb - 0.5 * x[j] * x[j]);
   double arc = span * SumOfNodes<kNodes>(v);

@@ -2,8 +2,8 @@
 // z^alpha: power2, Claret's four coefficients, square root) at many points
 // at once, on the CPU: one point per vector lane, each step a loop over the
 // lanes that the compiler vectorises, for the two rules most points take:
-// inside the disk (the midpoint rule of 8, 16 or 32 nodes) and crossing
-// the limb (the graded rule of 32 nodes). law_flux.h evaluates one point at
+// inside the disk (the midpoint rule of 4 to 128 nodes, kInsideNodes) and
+// crossing the limb (the graded rule of 32 nodes). law_flux.h evaluates one point at
 // a time, its nodes across the lanes: a chain of 8 to 32 nodes, too short
 // to keep the vector units busy; here the lanes are independent points.
 //
@@ -87,7 +87,7 @@ struct PowerSums {
   double q[kLawBlock];
   double s[kLawBlock], t[kLawBlock];
   double area[kLawBlock], w_r[kLawBlock], w_b[kLawBlock];
-  double scale;  // PowerMoments
+  double scale;  // PowerLaneOutputs
 };
 
 // z^(n/2) - 1 from s = z^(1/2) and s - 1: (s - 1)(1 + s + ... + s^(n-1)).
@@ -141,12 +141,13 @@ inline void ClearPowerSums(int n, PowerSums* s) {
 
 // The points of a block that take one rule, one a lane: |b|, b's sign, r,
 // the limb's share 2 kappa1, for the crossing rule c^2 = 1 - (b - r)^2 and
-// k^2 (Geometry's), and what the rule derives from them (its Prepare).
+// k^2 (Geometry's), and what the rule derives from them (InsidePowerRule,
+// CrossingPowerRule).
 struct PowerLanes {
   double b[kLawBlock], sign_b[kLawBlock], r[kLawBlock], limb[kLawBlock];
-  // Inside: a = 1 - b^2 - r^2, 2 b r, (b - r)^2, b r. Crossing: log c^2,
-  // k, r (r - b), (b - r)^2.
-  double a[kLawBlock], two_br[kLawBlock], br[kLawBlock];
+  // Inside: a = 1 - b^2 - r^2, 2 b r, (b - r)^2. Crossing: log c^2, k, r (r
+  // - b), (b - r)^2.
+  double a[kLawBlock], two_br[kLawBlock];
   double c2[kLawBlock], log_c2[kLawBlock], k2[kLawBlock], k[kLawBlock], r_rmb[kLawBlock];
   double d2[kLawBlock];
 };
@@ -222,8 +223,8 @@ void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerSum
         const double inv = 1 / (den * rho2);
         const double log_z2 = LogFromRatio(x.e, num * rho2 * inv);
         const double g = z2 * den * inv;
-        AddPowerNode<kHalf, kDerivatives>(pt, log_z2, g, in.r[i] * in.r[i] - in.br[i] * cos_psi,
-                                          1.0, cos_psi, i, s);
+        const double w_e = in.r[i] * in.r[i] - 0.5 * in.two_br[i] * cos_psi;
+        AddPowerNode<kHalf, kDerivatives>(pt, log_z2, g, w_e, 1.0, cos_psi, i, s);
       }
     }
   }
@@ -251,26 +252,26 @@ void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerS
   static const LogGradedCos2 kLogCos2;
   ClearPowerSums(n, s);
   for (int start = 0; start < n; start += kLaneChunk) {
-  const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
-  for (int j = 0; j < kNodes; ++j) {
-    const double cos_t = kCos.v[j], cos2 = cos_t * cos_t, sin2 = kSin2.v[j];
-    const double weight = 4 * kWeight.v[j] * cos_t, log_cos2 = kLogCos2.v[j];
-    for (int i = start; i < end; ++i) {
-      const double root = Sqrt(1 - in.k2[i] * sin2);
-      const double rho2 = sin2 + in.d2[i] * cos2;
-      const double inv = 1 / (root * rho2);
-      const double w = weight * in.k[i] * rho2 * inv;
-      const double g = in.c2[i] * cos2 * root * inv;
-      const double w_e = w * (in.r_rmb[i] + 0.5 * in.c2[i] * sin2);
-      const double w_b = w * (1 - 2 * in.k2[i] * sin2);
-      s->area[i] += w_e;
-      if (kDerivatives) {
-        s->w_r[i] += w;
-        s->w_b[i] += w_b;
+    const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
+    for (int j = 0; j < kNodes; ++j) {
+      const double cos_t = kCos.v[j], cos2 = cos_t * cos_t, sin2 = kSin2.v[j];
+      const double weight = 4 * kWeight.v[j] * cos_t, log_cos2 = kLogCos2.v[j];
+      for (int i = start; i < end; ++i) {
+        const double root = Sqrt(1 - in.k2[i] * sin2);
+        const double rho2 = sin2 + in.d2[i] * cos2;
+        const double inv = 1 / (root * rho2);
+        const double w = weight * in.k[i] * rho2 * inv;
+        const double g = in.c2[i] * cos2 * root * inv;
+        const double w_e = w * (in.r_rmb[i] + 0.5 * in.c2[i] * sin2);
+        const double w_b = w * (1 - 2 * in.k2[i] * sin2);
+        s->area[i] += w_e;
+        if (kDerivatives) {
+          s->w_r[i] += w;
+          s->w_b[i] += w_b;
+        }
+        AddPowerNode<kHalf, kDerivatives>(pt, in.log_c2[i] + log_cos2, g, w_e, w, w_b, i, s);
       }
-      AddPowerNode<kHalf, kDerivatives>(pt, in.log_c2[i] + log_cos2, g, w_e, w, w_b, i, s);
     }
-  }
   }
 }
 
@@ -345,7 +346,6 @@ void InsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, PowerSums* 
     const double b = lanes.b[i], r = lanes.r[i];
     lanes.a[i] = (1 - r) * (1 + r) - b * b;
     lanes.two_br[i] = 2 * b * r;
-    lanes.br[i] = b * r;
     lanes.d2[i] = (b - r) * (b - r);
   }
   if (pt.half) {

@@ -183,22 +183,18 @@ void StoreLawPoint(const LawFlux& f, int order, size_t i, T* flux, T* d_db, T* d
 constexpr int kCrossingRule = detail::kInsideRules;
 constexpr int kPowerRules = detail::kInsideRules + 1;
 
-// Lanes [0, n) of l through rule `rule`.
-template <bool kDerivatives>
+// Lanes [0, n) of l through rule `rule`: the inside rule of
+// kInsideNodes[rule] nodes, each count of the list one instantiation, or the
+// crossing rule.
+template <bool kDerivatives, int K = 0>
 void RunPowerRule(int rule, const detail::PowerTerms& pt, detail::PowerLanes& l, int n,
                   detail::PowerSums* sums) {
   using namespace detail;
-  switch (kInsideNodes[rule < kInsideRules ? rule : 0] * (rule < kInsideRules)) {
-    case 4: return InsidePowerRule<4, kDerivatives>(pt, l, n, sums);
-    case 6: return InsidePowerRule<6, kDerivatives>(pt, l, n, sums);
-    case 8: return InsidePowerRule<8, kDerivatives>(pt, l, n, sums);
-    case 12: return InsidePowerRule<12, kDerivatives>(pt, l, n, sums);
-    case 16: return InsidePowerRule<16, kDerivatives>(pt, l, n, sums);
-    case 24: return InsidePowerRule<24, kDerivatives>(pt, l, n, sums);
-    case 32: return InsidePowerRule<32, kDerivatives>(pt, l, n, sums);
-    case 64: return InsidePowerRule<64, kDerivatives>(pt, l, n, sums);
-    case 128: return InsidePowerRule<128, kDerivatives>(pt, l, n, sums);
-    default: return CrossingPowerRule<kDerivatives>(pt, l, n, sums);
+  if constexpr (K < kInsideRules) {
+    if (rule == K) return InsidePowerRule<kInsideNodes[K], kDerivatives>(pt, l, n, sums);
+    return RunPowerRule<kDerivatives, K + 1>(rule, pt, l, n, sums);
+  } else {
+    return CrossingPowerRule<kDerivatives>(pt, l, n, sums);
   }
 }
 
