@@ -25,11 +25,13 @@ jax_min=$(sed -n 's/^JAX_MIN = "\(.*\)"$/\1/p' kepler/_version.py)
 newest() { sed -n 's/^jax==\([^ ]*\) .*/\1/p' "tools/requirements/requirements_lock_${1/./_}.txt"; }
 jax_below_min=0.5.3  # the last jax release before JAX_MIN
 py=$DEFAULT_PYTHON
-# The default Python with the floor and the newest jax (every wheel test),
-# below the floor (refused) and beside the clashing distributions; every
-# other Python of the release (tools/setup.sh) with its newest jax, the test
-# table's smoke subset (the same compiled code as the default Python's).
-default_legs="$py:$jax_min $py:$(newest $py) $py:$jax_below_min:refused $py:$(newest $py):clash"
+# The default Python with the floor jax (every wheel test), with the newest
+# jax (the smoke subset: the default leg's `bazel test //...` runs every file
+# with that jax, the lock's, on the same compiled code), below the floor
+# (refused) and beside the clashing distributions; every other Python of the
+# release (tools/setup.sh) with its newest jax, the smoke subset too (the
+# same compiled code as the default Python's).
+default_legs="$py:$jax_min $py:$(newest $py):smoke $py:$jax_below_min:refused $py:$(newest $py):clash"
 for other in $HOST_PYTHONS; do
   [ "$other" = "$py" ] || default_legs+=" $other:$(newest "$other"):smoke"
 done
