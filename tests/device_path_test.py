@@ -533,9 +533,12 @@ class LightCurveNanPolicyTest(parameterized.TestCase):
       alone = _ld_device(laws, b[~invalid], r[~invalid], derivatives=True)
       for x, y in zip(outputs, alone):
         np.testing.assert_array_equal(x[:, ~invalid], y)
-    # A law with NaN in it: NaN everywhere, out of transit too.
-    law = np.array([[0.4, nan, 0.1]], dtype)
-    self.assertTrue(np.all(np.isnan(_ld_device(law, b[~invalid], r[~invalid]))))
+    # A law with NaN in it: NaN everywhere, out of transit too (two
+    # coefficients: limb_dark.h's LowOrderCurveElement; three: the general
+    # path).
+    for law in ([[0.4, nan]], [[nan]], [[0.4, nan, 0.1]]):
+      got = _ld_device(np.array(law, dtype), b[~invalid], r[~invalid])
+      self.assertTrue(np.all(np.isnan(got)), msg=f"law {law}: {got}")
 
   @parameterized.named_parameters(("float64", np.float64), ("float32", np.float32))
   def test_limits(self, dtype):

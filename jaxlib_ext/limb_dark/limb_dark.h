@@ -108,6 +108,55 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
   }
 }
 
+// LightCurveElement for laws of at most two coefficients (order <= 2), as
+// the GPU runs them: LowOrderLightCurvePoint (polynomial_flux.h), a path
+// without branches whose arrays are of three values, so that a thread keeps
+// its point in registers (LightCurveElement's are sized for kMaxOrder). The
+// law is taken as one of two coefficients, the missing ones 0: the same
+// Green's coefficients, normalisation and derivatives in the coefficients
+// it has, to the bit. The points that path leaves (`ok` false: b = 0,
+// b = r, b + r next to 1, r > 1, NaN) and laws with NaN or inf (which
+// must give NaN out of transit too) go through LightCurveElement, a call of
+// its own on the device (PolynomialCurveCall), so that its registers are
+// not the fast path's.
+template <typename T>
+JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, int order,
+                                          std::int64_t group_size, std::int64_t i, T* flux,
+                                          T* d_db, T* d_dr, T* const* d_du) {
+  LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+}
+
+template <typename T>
+JAXEXT_HD void LowOrderCurveElement(const T* u, const T* b, const T* r, int order,
+                                    std::int64_t group_size, std::int64_t i, T* flux,
+                                    T* d_db, T* d_dr, T* const* d_du) {
+  const T* row = u + (i / group_size) * order;
+  const double u2[2] = {order >= 1 ? static_cast<double>(row[0]) : 0.0,
+                        order >= 2 ? static_cast<double>(row[1]) : 0.0};
+  double g[3], work[5];
+  GreensCoefficients(u2, 2, g, work);
+  const double norm = Normalisation(u2, 2);
+  const LowOrderPoint p =
+      LowOrderLightCurvePoint(static_cast<double>(b[i]), static_cast<double>(r[i]), g, norm);
+  const bool finite_law =
+      detail::IsFinite(norm) && detail::IsFinite(g[0]) && detail::IsFinite(g[1]) &&
+      detail::IsFinite(g[2]);
+  if (!(p.ok && finite_law)) {
+    PolynomialCurveCall(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+    return;
+  }
+  flux[i] = static_cast<T>(p.flux.value);
+  if (d_db) {
+    d_db[i] = static_cast<T>(p.flux.d_db);
+    d_dr[i] = static_cast<T>(p.flux.d_dr);
+  }
+  if (d_du[0]) {
+    double du[2];
+    FluxGradientInU(p.ds, p.flux.value, norm, 2, du);
+    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
+  }
+}
+
 // TableCurveElement: the same for the tabulated law (tabulated_law.h), u
 // holding the grid then the intensities, `order` = 2 M values per row;
 // d_du[j] for the M intensities.
@@ -133,15 +182,18 @@ JAXEXT_HD void TableCurveElement(const T* u, const T* b, const T* r, int order,
   }
 }
 
-// The per-element body for any law: LightCurveElement for the polynomial
-// laws, TableCurveElement for the tabulated one, LawCurveElement for the
-// others (the CUDA kernels make this choice per launch,
+// The per-element body for any law: LowOrderCurveElement for the
+// polynomial laws of at most two coefficients, LightCurveElement for the
+// others, TableCurveElement for the tabulated law, LawCurveElement for the
+// other laws (the CUDA kernels make this choice per launch,
 // limb_dark_kernel.cu).
 template <typename T>
 JAXEXT_HD void CurveElement(Law law, const T* u, const T* b, const T* r, int order,
                             std::int64_t group_size, std::int64_t i, T* flux, T* d_db, T* d_dr,
                             T* const* d_du) {
-  if (law == Law::kPolynomial) {
+  if (law == Law::kPolynomial && order <= 2) {
+    LowOrderCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+  } else if (law == Law::kPolynomial) {
     LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   } else if (law == Law::kTabulated) {
     TableCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
