@@ -98,6 +98,19 @@ void LightCurve(int law, const double* u, int order, std::size_t group_size,
   LightCurveLoop(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
 
+void LightCurveFloat32Math(const float* u, int order, std::size_t group_size, const float* b,
+                           const float* r, float* flux, float* d_db, float* d_dr,
+                           float* const* d_du, std::size_t n) {
+  float* du[jaxext::limb_dark::kMaxDerivativesInU] = {};
+  for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
+  for (std::size_t i = 0; i < n; ++i) {
+    jaxext::limb_dark::LowOrderCurveElementIn<float>(u, b, r, order,
+                                                     static_cast<std::int64_t>(group_size),
+                                                     static_cast<std::int64_t>(i), flux, d_db,
+                                                     d_dr, du);
+  }
+}
+
 int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law); }
 
 // The transit kernel's Element (jaxlib_ext/transit/transit_kernel.cu), one

@@ -38,6 +38,9 @@ constexpr int kTransitDerivatives = 8;
 // (d_db and d_dr both null: the value alone); d_du[j][i] = dF/du_{j+1} for
 // j < order (the tabulated law: M) unless d_du is null (else as many
 // pointers).
+// LightCurveFloat32Math: LightCurve for the polynomial law of order <= 2
+// and float32 buffers by the float32-in-float32 path
+// (jaxext::limb_dark::LowOrderCurveElementIn<float>).
 // LawCoefficientCount(law): the coefficients a law other than the
 // polynomial takes; -1 for the polynomial law or a number that is no law.
 // Transit: the transit kernel's elements i in [0, n) (its Element:
@@ -59,6 +62,10 @@ constexpr int kTransitDerivatives = 8;
   void LightCurve(int law, const double* u, int order, std::size_t group_size,    \
                   const double* b, const double* r, double* flux, double* d_db,   \
                   double* d_dr, double* const* d_du, std::size_t n);              \
+  void LightCurveFloat32Math(const float* u, int order, std::size_t group_size,  \
+                             const float* b, const float* r, float* flux,         \
+                             float* d_db, float* d_dr, float* const* d_du,        \
+                             std::size_t n);                                      \
   int LawCoefficientCount(int law);                                               \
   void Transit(const double* row, int order, int law, int geometry, const double* t,   \
                const double* exposure, double* const* out, std::size_t n);            \

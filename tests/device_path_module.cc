@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -94,7 +95,8 @@ py::tuple Solve(const std::string& variant, const std::string& kind,
 // The light curve over arrays checked by LightCurve, as T.
 template <typename T>
 py::object LightCurveAs(const std::string& variant, int law, const py::array& u_in,
-                        const py::array& b_in, const py::array& r_in, bool derivatives) {
+                        const py::array& b_in, const py::array& r_in, bool derivatives,
+                        bool float32_math) {
   using Array = py::array_t<T, py::array::c_style>;
   const Array u = Array::ensure(u_in);
   const Array b = Array::ensure(b_in);
@@ -123,22 +125,34 @@ py::object LightCurveAs(const std::string& variant, int law, const py::array& u_
   }
   const std::size_t group_size = groups ? n / groups : 0;
   T* const* du_ptrs = derivatives ? d_du.data() : nullptr;
-  if (variant == "strict") {
-    kepler_device_path::strict::LightCurve(law, u.data(), order, group_size, b.data(),
-                                           r.data(), flux.mutable_data(), d_db, d_dr, du_ptrs,
-                                           n);
-  } else {
-    kepler_device_path::fused::LightCurve(law, u.data(), order, group_size, b.data(),
-                                          r.data(), flux.mutable_data(), d_db, d_dr, du_ptrs,
-                                          n);
+  const bool strict = variant == "strict";
+  if constexpr (std::is_same<T, float>::value) {
+    if (float32_math) {
+      auto* math32 = strict ? &kepler_device_path::strict::LightCurveFloat32Math
+                            : &kepler_device_path::fused::LightCurveFloat32Math;
+      math32(u.data(), order, group_size, b.data(), r.data(), flux.mutable_data(), d_db, d_dr,
+             du_ptrs, n);
+    }
+  }
+  if (!float32_math) {
+    void (*loop)(int, const T*, int, std::size_t, const T*, const T*, T*, T*, T*, T* const*,
+                 std::size_t) = &kepler_device_path::fused::LightCurve;
+    if (strict) loop = &kepler_device_path::strict::LightCurve;
+    loop(law, u.data(), order, group_size, b.data(), r.data(), flux.mutable_data(), d_db, d_dr,
+         du_ptrs, n);
   }
   if (!derivatives) return flux;
   return py::make_tuple(flux, db, dr, du);
 }
 
 py::object LightCurve(const std::string& variant, const py::array& u, const py::array& b,
-                      const py::array& r, bool derivatives, int law) {
+                      const py::array& r, bool derivatives, int law, bool float32_math) {
   CheckVariant(variant);
+  if (float32_math && (law != 0 || !u.dtype().is(py::dtype::of<float>()) || u.ndim() < 1 ||
+                       u.shape(u.ndim() - 1) > 2)) {
+    throw std::invalid_argument(
+        "float32_math: the polynomial law of at most two coefficients, float32 only");
+  }
   if (law < 0 || law >= kepler_device_path::kLightCurveLawCount) throw std::invalid_argument("no law " + std::to_string(law));
   const int count = kepler_device_path::strict::LawCoefficientCount(law);
   if (u.ndim() >= 1 && count >= 0 && u.shape(u.ndim() - 1) != count) {
@@ -171,10 +185,10 @@ py::object LightCurve(const std::string& variant, const py::array& u, const py::
     throw std::invalid_argument("u of shape (laws, order) needs b and r of shape (laws, ...)");
   }
   if (u.dtype().is(py::dtype::of<float>())) {
-    return LightCurveAs<float>(variant, law, u, b, r, derivatives);
+    return LightCurveAs<float>(variant, law, u, b, r, derivatives, float32_math);
   }
   if (u.dtype().is(py::dtype::of<double>())) {
-    return LightCurveAs<double>(variant, law, u, b, r, derivatives);
+    return LightCurveAs<double>(variant, law, u, b, r, derivatives, false);
   }
   throw std::invalid_argument("dtype must be float32 or float64");
 }
@@ -224,6 +238,7 @@ PYBIND11_MODULE(_device_path, m) {
         "(no contraction) or 'fused' (the compiler may fuse a * b + c).");
   m.def("light_curve", &LightCurve, py::arg("variant"), py::arg("u"), py::arg("b"),
         py::arg("r"), py::arg("derivatives") = false, py::arg("law") = 0,
+        py::arg("float32_math") = false,
         "F - 1 of the light curve, elementwise over b and r (float32 or float64 "
         "arrays of one shape, u of their dtype), by the CUDA kernel's per-element "
         "function (limb_dark.h, CurveElement) compiled as `variant` (see solve), for "
@@ -231,7 +246,9 @@ PYBIND11_MODULE(_device_path, m) {
         "u: one law (order,), or (laws, order) with b and r of shape (laws, ...), "
         "one law per row. With derivatives, the tuple (F - 1, dF/db, dF/dr, dF/du), "
         "dF/du of shape (order,) + b.shape (the tabulated law, law 6: u the grid then the "
-        "intensities, dF/du of shape (order / 2,) + b.shape).");
+        "intensities, dF/du of shape (order / 2,) + b.shape). float32_math: float32 "
+        "inputs of the polynomial law of at most two coefficients by the float32-in-float32 "
+        "path (LowOrderCurveElementIn<float>) instead.");
   m.def("transit", &Transit, py::arg("variant"), py::arg("row"), py::arg("law"),
         py::arg("geometry"), py::arg("t"), py::arg("exposure"), py::arg("derivatives") = false,
         "The transit kernel's per-element code (transit_kernel.cu's Element) compiled as "

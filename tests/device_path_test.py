@@ -249,6 +249,13 @@ class NanPolicyTest(parameterized.TestCase):
 # float32 inputs.
 LD_BOUND = {0: 1e-15, 1: 5e-15, 2: 1e-15, 3: 5e-15, 4: 5e-15, 5: 5e-15, 6: 5e-15}
 LD_BOUND_FLOAT32 = 1e-7
+# The float32-in-float32 path (Float32MathTest): F - 1 within this many
+# times the transit depth min(r^2, 1), and absolute; the derivatives
+# within this of the float64 path's, relative to each (to the largest dF/du
+# of the point, at least 1e-3 of the largest of the case).
+FLOAT32_MATH_DEPTH_BOUND = 5e-3
+FLOAT32_MATH_BOUND = 3e-7
+FLOAT32_MATH_DERIVATIVE_BOUND = 2e-3
 LD_ORDERS = tuple(LD_BOUND)
 # The radii of the special points, and the offsets from each special
 # separation: like limb_dark_test's (1e-3 to 3; 1e-12, 1e-6), but dyadic, so
@@ -604,6 +611,78 @@ class LightCurveNanPolicyTest(parameterized.TestCase):
       _device_path.light_curve(_VARIANT.value, np.zeros(33), b, r)
     with self.assertRaisesRegex(ValueError, r"\(laws, \.\.\.\)"):
       _device_path.light_curve(_VARIANT.value, np.zeros((2, 2)), b, r)
+
+
+class Float32MathTest(parameterized.TestCase):
+  """The float32-in-float32 path of the laws of at most two coefficients
+  (limb_dark.h's LowOrderCurveElementIn<float>: every step of a point in
+  float) on every region's float32 points, the special ones included: F - 1
+  against mpmath within FLOAT32_MATH_DEPTH_BOUND of the transit depth
+  (min(r^2, 1)) and within FLOAT32_MATH_BOUND absolute (the float64 path's
+  float32 bound is LD_BOUND_FLOAT32, its rounding alone), the derivatives
+  against the float64 path's. The numbers are docs/gpu.md's."""
+
+  def _case(self, order):
+    points = np.vstack([_ld_points_as(region, np.float32) for region in LD_REGIONS])
+    laws = _ld_laws(order).astype(np.float32)
+    return laws, points[:, 0].astype(np.float32), points[:, 1].astype(np.float32)
+
+  def _run(self, laws, b, r, derivatives=False):
+    shape = (laws.shape[0], b.shape[0])
+    return _device_path.light_curve(
+        _VARIANT.value, laws, np.ascontiguousarray(np.broadcast_to(b, shape)),
+        np.ascontiguousarray(np.broadcast_to(r, shape)), derivatives, 0, True)
+
+  @parameterized.parameters(0, 1, 2)
+  def test_value(self, order):
+    laws, b, r = self._case(order)
+    got = self._run(laws, b, r)
+    self.assertEqual(got.dtype, np.float32)
+    got = got.astype(np.float64)
+    want = _ld_reference(laws, b, r)
+    err = np.abs(got - want)
+    depth = np.minimum(r.astype(np.float64) ** 2, 1.0)
+    relative = err / np.maximum(depth, 1e-300)
+    worst = np.unravel_index(int(np.argmax(relative)), relative.shape)[1]
+    print(f"float32 math, {order} coefficients, {b.size} points x {laws.shape[0]} laws: "
+          f"max |error| {err.max():.3g}, max |error| / depth {relative.max():.3g} "
+          f"({relative.max() / np.finfo(np.float32).eps:.3g} float32 eps; at b={b[worst]}, "
+          f"r={r[worst]}), beyond LD_BOUND_FLOAT32 at {np.mean(err > LD_BOUND_FLOAT32):.2%} "
+          "of the points")
+    self.assertFalse(np.any(np.isnan(err)))
+    self._assert_below("F - 1 / depth", relative, FLOAT32_MATH_DEPTH_BOUND, laws, b, r)
+    self._assert_below("|F - 1 error|", err, FLOAT32_MATH_BOUND, laws, b, r)
+
+  @parameterized.parameters(1, 2)
+  def test_derivatives(self, order):
+    laws, b, r = self._case(order)
+    got = self._run(laws, b, r, True)
+    want = _ld_device(laws.astype(np.float64), b.astype(np.float64), r.astype(np.float64),
+                      True)
+    # The value is the same with the derivatives as without.
+    np.testing.assert_array_equal(got[0], self._run(laws, b, r))
+    for name, x, y in (("dF/db", got[1], want[1]), ("dF/dr", got[2], want[2]),
+                       ("dF/du", np.moveaxis(got[3], 0, -1), want[3])):
+      x = x.astype(np.float64)
+      scale = np.max(np.abs(y), axis=-1, keepdims=True) if name == "dF/du" else np.abs(y)
+      relative = np.abs(x - y) / np.maximum(scale, np.max(np.abs(y)) * 1e-3)
+      print(f"float32 math, {order} coefficients, {name}: max error {relative.max():.3g} "
+            "relative")
+      self._assert_below(name, relative, FLOAT32_MATH_DERIVATIVE_BOUND, laws, b, r)
+
+  def _assert_below(self, what, err, bound, laws, b, r):
+    worst = np.unravel_index(int(np.argmax(err)), err.shape)
+    self.assertLessEqual(
+        err[worst], bound,
+        f"float32 math, {what} ({_VARIANT.value}): {err[worst]:.3g} > {bound:.3g} at "
+        f"u={laws[worst[0]].tolist()!r}, b={b[worst[1]]!r}, r={r[worst[1]]!r}")
+
+  def test_refusals(self):
+    b = r = np.full(3, 0.1, np.float32)
+    for u in (np.zeros(3, np.float32), np.zeros(2, np.float64)):
+      with self.assertRaisesRegex(ValueError, "float32_math"):
+        _device_path.light_curve(_VARIANT.value, u, b.astype(u.dtype), r.astype(u.dtype),
+                                 False, 0, True)
 
 
 # The laws other than the polynomial (limb_dark.light_curve's law=), by the

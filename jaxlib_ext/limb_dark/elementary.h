@@ -49,6 +49,13 @@ JAXEXT_HD bool IsFinite(double x) { return LIMB_DARK_STD(isfinite)(x); }
 JAXEXT_HD double NaN() { return LIMB_DARK_STD(nan)(""); }
 JAXEXT_HD double Max(double a, double b) { return a > b ? a : b; }
 JAXEXT_HD double Min(double a, double b) { return a < b ? a : b; }
+// The float32 twins of those the low-order path calls (polynomial_flux.h's
+// LowOrderLightCurvePoint<float>).
+JAXEXT_HD float Sqrt(float x) { return LIMB_DARK_STD(sqrt)(x); }
+JAXEXT_HD float Abs(float x) { return LIMB_DARK_STD(fabs)(x); }
+JAXEXT_HD bool IsFinite(float x) { return LIMB_DARK_STD(isfinite)(x); }
+JAXEXT_HD float Max(float a, float b) { return a > b ? a : b; }
+JAXEXT_HD float Min(float a, float b) { return a < b ? a : b; }
 
 // atan2(y, x) for y >= 0, in [0, pi], without branches or calls, so that the
 // CPU loop that calls it vectorises (no vector libm is linked). |y| / |x| or
@@ -56,24 +63,27 @@ JAXEXT_HD double Min(double a, double b) { return a < b ? a : b; }
 // atan((t - 1) / (t + 1)); there atan(t) = t + t^3 P(t^2), P of degree 10
 // fitted to the relative error of atan (AtanCoefficients, nodes.h): 1.2e-16
 // relative in double, the rounding's level.
-// The multiples of pi are added in two parts (hi + lo).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE double Atan2NonNegative(double y, double x) {
-  const double ax = Abs(x);
-  const double num = Min(y, ax), den = Max(y, ax);
+// The multiples of pi are added in two parts (hi + lo). F: double, or
+// float for the float32 low-order path (the same steps in float).
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE F Atan2NonNegative(F y, F x) {
+  const F ax = Abs(x);
+  const F num = Min(y, ax), den = Max(y, ax);
   // t = num / den; reduced, v = (t - 1) / (t + 1) = (num - den) / (num +
   // den): one division either way.
-  const bool reduce = num > 0.41421356237309503 * den;  // t > tan(pi/8)
-  const double v_num = reduce ? num - den : num;
-  const double v_den = reduce ? num + den : (den > 0 ? den : 1.0);
-  const double v = v_num / v_den;
-  const double z = v * v;
+  const bool reduce = num > F(0.41421356237309503) * den;  // t > tan(pi/8)
+  const F v_num = reduce ? num - den : num;
+  const F v_den = reduce ? num + den : (den > 0 ? den : F(1));
+  const F v = v_num / v_den;
+  const F z = v * v;
   constexpr Table<11> kP = AtanCoefficients();
-  double poly = kP.v[10];
-  for (int k = 9; k >= 0; --k) poly = poly * z + kP.v[k];
-  double a = v + v * z * poly;
-  if (reduce) a = (0.25 * kPi + a) + 0.25 * kPiLo;   // atan(t), t <= 1
-  if (y > ax) a = (0.5 * kPi - a) + 0.5 * kPiLo;      // atan(y / |x|)
-  if (x < 0) a = (kPi - a) + kPiLo;
+  F poly = F(kP.v[10]);
+  for (int k = 9; k >= 0; --k) poly = poly * z + F(kP.v[k]);
+  F a = v + v * z * poly;
+  const F pi = F(kPi), pi_lo = F(kPiLo);
+  if (reduce) a = (F(0.25) * pi + a) + F(0.25) * pi_lo;  // atan(t), t <= 1
+  if (y > ax) a = (F(0.5) * pi - a) + F(0.5) * pi_lo;    // atan(y / |x|)
+  if (x < 0) a = (pi - a) + pi_lo;
   return a;
 }
 

@@ -15,28 +15,35 @@ namespace detail {
 
 // One step of Bulirsch's iteration (R. Bulirsch, Numer. Math. 13, 305,
 // 1969), in the pieces Cel, CelP1 and CelFixedSteps share. The iteration
-// converges quadratically; it stops at sqrt of double's epsilon.
+// converges quadratically; it stops at sqrt of double's epsilon (of
+// float's, 2.4e-4, in the float32 low-order path's CelFixedSteps<float>).
 constexpr double kCelTolerance = 1.5e-8;
+template <typename F>
+constexpr F CelTolerance() {
+  return sizeof(F) == 4 ? F(2.5e-4) : F(kCelTolerance);
+}
 
 // A pair (a, b) at the current p, with inv_p = 1 / p and g = e / p (the
 // caller then adds g to p).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelPairStep(double inv_p, double g,
-                                                double& a, double& b) {
-  const double f = a;
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelPairStep(F inv_p, F g, F& a, F& b) {
+  const F f = a;
   a += b * inv_p;
   b = 2 * (b + f * g);
 }
 
 // m += qc; true when this step reached the tolerance (the iteration's
 // results are then those of the current variables).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE bool CelStepM(double qc, double& m) {
-  const double m_old = m;
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool CelStepM(F qc, F& m) {
+  const F m_old = m;
   m += qc;
-  return Abs(m_old - qc) <= m_old * kCelTolerance;
+  return Abs(m_old - qc) <= m_old * CelTolerance<F>();
 }
 
 // The next qc and e, for the next step.
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelStepQc(double m, double& qc, double& e) {
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CelStepQc(F m, F& qc, F& e) {
   qc = 2 * Sqrt(e);
   e = qc * m;
 }
@@ -81,9 +88,11 @@ JAXEXT_HD double Cel(double kc, double p, double a, double b) {
 // E(m) = cel(kc, 1, 1, kc^2) = D + kc^2 C, and D = (E - (1 - m) K) / m, for
 // m = 1 - kc^2. At kc = 0, E = D = 1 (their limits) and C diverges: callers
 // must not use it there.
-struct CelBasis {
-  double d, c, e;
+template <typename F>
+struct CelBasisOf {
+  F d, c, e;
 };
+using CelBasis = CelBasisOf<double>;
 JAXEXT_HD CelBasis CelP1(double kc) {
   if (kc == 0) return {1, 0, 1};
   double qc = Abs(kc);
@@ -116,26 +125,29 @@ JAXEXT_HD CelBasis CelP1(double kc) {
 // b + r within ~1e-3 of 1 at r = 0.1, 0.2% of the limb-darkening
 // benchmark's points): callers must use CelP1 and Cel there. Five steps
 // are the fastest choice (docs/accuracy_and_speed.md, light curve: speed).
+// F: double, or float for the float32 low-order path (its tolerance
+// CelTolerance<float>).
 constexpr int kCelSteps = 5;
-struct CelTriple {
-  CelBasis basis;
-  double third;
+template <typename F>
+struct CelTripleOf {
+  CelBasisOf<F> basis;
+  F third;
   bool converged;
 };
-JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTriple CelFixedSteps(double kc, double p3,
-                                                       double a3, double b3) {
-  double qc = Abs(kc);
-  double e = qc;
-  double m = 1;
-  double p1 = 1;
-  double a1 = 1, b1 = 0;  // the (a, b) = (1, 0) lane of CelP1
-  double a2 = 0, b2 = 1;  // its (a, b) = (0, 1) lane
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTripleOf<F> CelFixedSteps(F kc, F p3, F a3, F b3) {
+  F qc = Abs(kc);
+  F e = qc;
+  F m = 1;
+  F p1 = 1;
+  F a1 = 1, b1 = 0;  // the (a, b) = (1, 0) lane of CelP1
+  F a2 = 0, b2 = 1;  // its (a, b) = (0, 1) lane
   p3 = Sqrt(p3);
   b3 /= p3;
   bool converged = false;
   for (int i = 0; i < kCelSteps; ++i) {
-    const double inv_p1 = 1 / p1, inv_p3 = 1 / p3;
-    const double g1 = e * inv_p1, g3 = e * inv_p3;
+    const F inv_p1 = 1 / p1, inv_p3 = 1 / p3;
+    const F g1 = e * inv_p1, g3 = e * inv_p3;
     CelPairStep(inv_p1, g1, a1, b1);
     CelPairStep(inv_p1, g1, a2, b2);
     CelPairStep(inv_p3, g3, a3, b3);
@@ -144,10 +156,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTriple CelFixedSteps(double kc, double p3,
     converged = CelStepM(qc, m) || converged;
     CelStepQc(m, qc, e);
   }
-  const double scale1 = 0.5 * kPi / (m * (m + p1));
-  const double d = (b1 + a1 * m) * scale1;
-  const double c = (b2 + a2 * m) * scale1;
-  const double third = 0.5 * kPi * (b3 + a3 * m) / (m * (m + p3));
+  const F half_pi = F(0.5 * kPi);
+  const F scale1 = half_pi / (m * (m + p1));
+  const F d = (b1 + a1 * m) * scale1;
+  const F c = (b2 + a2 * m) * scale1;
+  const F third = half_pi * (b3 + a3 * m) / (m * (m + p3));
   return {{d, c, d + kc * kc * c}, third, converged};
 }
 

@@ -19,29 +19,33 @@ constexpr double kMaxCrossingRadius = 1e6;
 
 namespace detail {
 
-// Per-element geometry of the overlap (sec. 2).
-struct Geometry {
-  double b, r;
-  double k2;        // (1 - (b - r)^2) / (4 b r); +inf at b = 0
-  double kc;        // sqrt(1 - m_k), computed from b and r (sec. 2.3)
+// Per-element geometry of the overlap (sec. 2), in double or (the float32
+// low-order path, polynomial_flux.h) float.
+template <typename F>
+struct GeometryOf {
+  F b, r;
+  F k2;             // (1 - (b - r)^2) / (4 b r); huge at b = 0
+  F kc;             // sqrt(1 - m_k), computed from b and r (sec. 2.3)
   bool inside;      // b + r <= 1: the occultor is inside the disk (k^2 >= 1)
-  double kite;      // A_kite, twice the area of the triangle (1, r, b)
-  double kappa0, kappa1;
-  double one_minus_bmr2;  // 1 - (b - r)^2
-  double one_minus_bpr2;  // 1 - (b + r)^2
+  F kite;           // A_kite, twice the area of the triangle (1, r, b)
+  F kappa0, kappa1;
+  F one_minus_bmr2;  // 1 - (b - r)^2
+  F one_minus_bpr2;  // 1 - (b + r)^2
 };
+using Geometry = GeometryOf<double>;
 
 // Without branches (selects only), as everything on the way from (b, r) to
 // s_0..s_2 for a generic point: the CPU loop over points vectorises.
-JAXEXT_HD JAXEXT_ALWAYS_INLINE Geometry MakeGeometry(double b, double r) {
-  Geometry geo;
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE GeometryOf<F> MakeGeometry(F b, F r) {
+  GeometryOf<F> geo;
   geo.b = b;
   geo.r = r;
   // 1 - (b - r)^2 = (1 + b - r)(1 - b + r), each factor rounded once where
   // it is small: 1 - r is exact for r in [0.5, 2], b - r for b in [r/2, 2r]
   // (r = 1, b = 1e-17: 1 + (b - r) would round to 0).
-  const double one_plus_bmr = r <= 2 ? (1 - r) + b : 1 + (b - r);
-  const double one_minus_bmr = b <= 2 ? (1 - b) + r : 1 - (b - r);
+  const F one_plus_bmr = r <= 2 ? (1 - r) + b : 1 + (b - r);
+  const F one_minus_bmr = b <= 2 ? (1 - b) + r : 1 - (b - r);
   geo.one_minus_bmr2 = one_plus_bmr * one_minus_bmr;
   // Kahan's product for Heron's formula, sides sorted x >= y >= z (sec. 2.4):
   // q = (1 + b + r)(b + r - 1)(1 + b - r)(1 - b + r)
@@ -49,21 +53,22 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Geometry MakeGeometry(double b, double r) {
   // accurate even where b + r is within rounding of 1, where forming
   // 1 - (b + r)^2 from the rounded sum would lose most digits. Positive
   // where the limbs cross, negative where the occultor is inside.
-  const double hi = Max(b, r), lo = Min(b, r);
-  const double x = Max(hi, 1.0), z = Min(lo, 1.0), y = Max(lo, Min(hi, 1.0));
-  const double q = (x + (y + z)) * (z - (x - y)) * (z + (x - y)) * (x + (y - z));
+  const F hi = Max(b, r), lo = Min(b, r);
+  const F x = Max(hi, F(1)), z = Min(lo, F(1)), y = Max(lo, Min(hi, F(1)));
+  const F q = (x + (y + z)) * (z - (x - y)) * (z + (x - y)) * (x + (y - z));
   geo.one_minus_bpr2 = -q / geo.one_minus_bmr2;
   geo.inside = q <= 0;
-  geo.k2 = b > 0 ? geo.one_minus_bmr2 / (4 * b * r) : 1e300;  // +inf at b = 0
-  geo.kite = 0.5 * Sqrt(Max(0.0, q));
+  // At b = 0 a stand-in for +inf (1e300, 1e30 in float).
+  geo.k2 = b > 0 ? geo.one_minus_bmr2 / (4 * b * r) : F(sizeof(F) == 4 ? 1e30 : 1e300);
+  geo.kite = F(0.5) * Sqrt(Max(F(0), q));
   // Inside: kc = sqrt((1 - (b + r)^2) / (1 - (b - r)^2)); crossing: kc =
   // sqrt(((b + r)^2 - 1) / (4 b r)).
   geo.kc = Sqrt(Abs(q) / (geo.one_minus_bmr2 *
                         (geo.inside ? geo.one_minus_bmr2 : 4 * b * r)));
-  const double kappa0 = Atan2NonNegative(2 * geo.kite, (r - 1) * (r + 1) + b * b);
-  const double kappa1 = Atan2NonNegative(2 * geo.kite, (1 - r) * (1 + r) + b * b);
-  geo.kappa0 = geo.inside ? kPi : kappa0;
-  geo.kappa1 = geo.inside ? 0.0 : kappa1;  // not used inside
+  const F kappa0 = Atan2NonNegative(2 * geo.kite, (r - 1) * (r + 1) + b * b);
+  const F kappa1 = Atan2NonNegative(2 * geo.kite, (1 - r) * (1 + r) + b * b);
+  geo.kappa0 = geo.inside ? F(kPi) : kappa0;
+  geo.kappa1 = geo.inside ? F(0) : kappa1;  // not used inside
   return geo;
 }
 
@@ -75,7 +80,8 @@ constexpr double kTinyB = 1e-50;
 // b >= 1 + r (the occultor misses the disk) and b <= r - 1 (it hides the
 // whole disk), decided without rounding 1 + r or r - 1 (which are r itself
 // from r = 2^53 on): b - r and r - b are exact where they decide.
-JAXEXT_HD JAXEXT_ALWAYS_INLINE bool NoOverlap(double b, double r) {
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE bool NoOverlap(F b, F r) {
   return r >= 1 ? b - r >= 1 : b >= 1 + r;
 }
 JAXEXT_HD JAXEXT_ALWAYS_INLINE bool DiskHidden(double b, double r) {

@@ -119,6 +119,14 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
 // must give NaN out of transit too) go through LightCurveElement, a call of
 // its own on the device (PolynomialCurveCall), so that its registers are
 // not the fast path's.
+//
+// M is the type the point is computed in: double (CurveElement's choice for
+// both dtypes), or float for float32 inputs (LowOrderCurveElementIn<float>:
+// the float32-in-float32 path, every step of the point in float, the law's
+// coefficients formed in double and rounded once; the points it leaves go
+// through LightCurveElement in double as above). Its accuracy on the host
+// build: tests/device_path_test.py, Float32MathTest; no kernel calls it
+// yet (docs/gpu.md).
 template <typename T>
 JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, int order,
                                           std::int64_t group_size, std::int64_t i, T* flux,
@@ -126,21 +134,22 @@ JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, in
   LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
 }
 
-template <typename T>
-JAXEXT_HD void LowOrderCurveElement(const T* u, const T* b, const T* r, int order,
-                                    std::int64_t group_size, std::int64_t i, T* flux,
-                                    T* d_db, T* d_dr, T* const* d_du) {
+template <typename M, typename T>
+JAXEXT_HD void LowOrderCurveElementIn(const T* u, const T* b, const T* r, int order,
+                                      std::int64_t group_size, std::int64_t i, T* flux,
+                                      T* d_db, T* d_dr, T* const* d_du) {
   const T* row = u + (i / group_size) * order;
   const double u2[2] = {order >= 1 ? static_cast<double>(row[0]) : 0.0,
                         order >= 2 ? static_cast<double>(row[1]) : 0.0};
-  double g[3], work[5];
-  GreensCoefficients(u2, 2, g, work);
-  const double norm = Normalisation(u2, 2);
-  const LowOrderPoint p =
-      LowOrderLightCurvePoint(static_cast<double>(b[i]), static_cast<double>(r[i]), g, norm);
-  const bool finite_law =
-      detail::IsFinite(norm) && detail::IsFinite(g[0]) && detail::IsFinite(g[1]) &&
-      detail::IsFinite(g[2]);
+  double g64[3], work[5];
+  GreensCoefficients(u2, 2, g64, work);
+  const double norm64 = Normalisation(u2, 2);
+  const M g[3] = {static_cast<M>(g64[0]), static_cast<M>(g64[1]), static_cast<M>(g64[2])};
+  const M norm = static_cast<M>(norm64);
+  const LowOrderPointOf<M> p =
+      LowOrderLightCurvePoint(static_cast<M>(b[i]), static_cast<M>(r[i]), g, norm);
+  const bool finite_law = detail::IsFinite(norm) && detail::IsFinite(g[0]) &&
+                          detail::IsFinite(g[1]) && detail::IsFinite(g[2]);
   if (!(p.ok && finite_law)) {
     PolynomialCurveCall(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
     return;
@@ -151,10 +160,17 @@ JAXEXT_HD void LowOrderCurveElement(const T* u, const T* b, const T* r, int orde
     d_dr[i] = static_cast<T>(p.flux.d_dr);
   }
   if (d_du[0]) {
-    double du[2];
+    M du[2];
     FluxGradientInU(p.ds, p.flux.value, norm, 2, du);
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
   }
+}
+
+template <typename T>
+JAXEXT_HD void LowOrderCurveElement(const T* u, const T* b, const T* r, int order,
+                                    std::int64_t group_size, std::int64_t i, T* flux,
+                                    T* d_db, T* d_dr, T* const* d_du) {
+  LowOrderCurveElementIn<double>(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
 }
 
 // TableCurveElement: the same for the tabulated law (tabulated_law.h), u

@@ -23,9 +23,11 @@ inline namespace JAXEXT_MATH_NAMESPACE {
 // 2 pi / 3, 0, ...) (for derivatives in g: FluxGradientInU). F is that of
 // |b|, and d_db its derivative in b itself (of the sign of b: F is even in
 // b); r < 0 or NaN/inf in b or r give NaN everywhere.
-struct Flux {
-  double value, d_db, d_dr;
+template <typename F>
+struct FluxOf {
+  F value, d_db, d_dr;
 };
+using Flux = FluxOf<double>;
 
 JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double* q,
                                int order, double norm, double* ds) {
@@ -74,39 +76,51 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
 // for generic points (0 < b != r, 0 < r <= 1, kc > 0 and CelFixedSteps
 // converged) and points out of transit. Elsewhere `ok` is false and the
 // caller must use LightCurvePoint, which handles every case.
-struct LowOrderPoint {
-  Flux flux;
-  double ds[3];  // s_k - s0_k, as LightCurvePoint's
+//
+// F: double, or float for the float32-in-float32 path (every step in float:
+// what a GPU with a low FP64 rate would run; limb_dark.h's
+// LowOrderCurveElement<kFloat32Math>). There b below kTinyBFloat is not
+// generic either (Heron's product, of order b^2 r^2, leaves float's range),
+// and the convergence test is float's (CelTolerance<float>).
+constexpr float kTinyBFloat = 1e-15f;
+
+template <typename F>
+struct LowOrderPointOf {
+  FluxOf<F> flux;
+  F ds[3];  // s_k - s0_k, as LightCurvePoint's
   bool ok;
 };
+using LowOrderPoint = LowOrderPointOf<double>;
 
-JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPoint LowOrderLightCurvePoint(
-    double b, double r, const double* g, double norm) {
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPointOf<F> LowOrderLightCurvePoint(F b, F r, const F* g,
+                                                                         F norm) {
   using namespace detail;
-  const double sign_b = b < 0 ? -1.0 : 1.0;  // of d_db, as in LightCurvePoint
+  const F sign_b = b < 0 ? F(-1) : F(1);  // of d_db, as in LightCurvePoint
   b = Abs(b);
   const bool finite = b - b == 0 && r - r == 0;  // no NaN, no inf
   const bool out = finite && r >= 0 && NoOverlap(b, r);
-  const bool generic = r > 0 && r <= 1 && b >= kTinyB && b != r && b < 1 + r;
+  const F tiny_b = sizeof(F) == 4 ? F(kTinyBFloat) : F(kTinyB);
+  const bool generic = r > 0 && r <= 1 && b >= tiny_b && b != r && b < 1 + r;
   // Points that are not generic run the same code on stand-in values.
-  const Geometry geo = MakeGeometry(generic ? b : 0.5, generic ? r : 0.25);
-  const CelArgs args = ThirdCelArgs(geo);
-  const CelTriple cel = CelFixedSteps(geo.kc, args.p, args.a, args.b);
-  const LowOrder low = LowOrderTerms(geo, LambdaFromCel(geo, cel.basis, cel.third));
-  LowOrderPoint o;
+  const GeometryOf<F> geo = MakeGeometry(generic ? b : F(0.5), generic ? r : F(0.25));
+  const CelArgsOf<F> args = ThirdCelArgs(geo);
+  const CelTripleOf<F> cel = CelFixedSteps(geo.kc, args.p, args.a, args.b);
+  const LowOrderOf<F> low = LowOrderTerms(geo, LambdaFromCel(geo, cel.basis, cel.third));
+  LowOrderPointOf<F> o;
   o.ok = out || (generic && geo.kc > 0 && cel.converged);
   // F - 1 as in LightCurvePoint: exactly 0 out of transit.
-  const double blocked =
-      low.deficit[0] * g[0] + low.deficit[1] * g[1] + low.s[2] * g[2];
+  const F blocked = low.deficit[0] * g[0] + low.deficit[1] * g[1] + low.s[2] * g[2];
   // The derivatives with g / norm (the same for every point: the loop
   // computes it once).
-  const double gn[3] = {g[0] / norm, g[1] / norm, g[2] / norm};
-  const double fb = low.ds_db[0] * gn[0] + low.ds_db[1] * gn[1] + low.ds_db[2] * gn[2];
-  const double fr = low.ds_dr[0] * gn[0] + low.ds_dr[1] * gn[1] + low.ds_dr[2] * gn[2];
-  o.flux = {out ? 0.0 : blocked / norm, out ? 0.0 : sign_b * fb, out ? 0.0 : fr};
-  o.ds[0] = out ? 0.0 : low.deficit[0];
-  o.ds[1] = out ? 0.0 : low.deficit[1];
-  o.ds[2] = out ? 0.0 : low.s[2];
+  const F gn[3] = {g[0] / norm, g[1] / norm, g[2] / norm};
+  const F fb = low.ds_db[0] * gn[0] + low.ds_db[1] * gn[1] + low.ds_db[2] * gn[2];
+  const F fr = low.ds_dr[0] * gn[0] + low.ds_dr[1] * gn[1] + low.ds_dr[2] * gn[2];
+  const F zero = 0;
+  o.flux = {out ? zero : blocked / norm, out ? zero : sign_b * fb, out ? zero : fr};
+  o.ds[0] = out ? zero : low.deficit[0];
+  o.ds[1] = out ? zero : low.deficit[1];
+  o.ds[2] = out ? zero : low.s[2];
   return o;
 }
 

@@ -94,20 +94,22 @@ JAXEXT_HD double GreensRow(const T* u, int order, double* g, double* q) {
 // for j = 1..N, from dg[0..N] = its gradient in g. GreensCoefficients'
 // map u -> p -> g is linear, and this is its transpose: first y = dF/dp
 // (g_n = c_n p_n + d_n g_{n+2}, so y_m = c_m a_m with a_m = dg_m + d_{m-2}
-// a_{m-2}), then dF/du_j = sum_{i<=j} (-1)^(i+1) C(j, i) y_i.
-JAXEXT_HD void GreensTranspose(const double* dg, int order, double* du) {
-  double y[kMaxOrder + 1];
-  double a_back2 = 0, a_back1 = 0;  // a_{m-2}, a_{m-1}
+// a_{m-2}), then dF/du_j = sum_{i<=j} (-1)^(i+1) C(j, i) y_i. F: double,
+// or float (the float32 low-order path, limb_dark.h).
+template <typename F>
+JAXEXT_HD void GreensTranspose(const F* dg, int order, F* du) {
+  F y[kMaxOrder + 1];
+  F a_back2 = 0, a_back1 = 0;  // a_{m-2}, a_{m-1}
   for (int m = 0; m <= order; ++m) {
-    const double d = m >= 4 ? 1.0 : m;  // d_{m-2}: 1 from n = 2 on, else n + 2
-    const double a = dg[m] + d * a_back2;
+    const F d = m >= 4 ? 1 : m;  // d_{m-2}: 1 from n = 2 on, else n + 2
+    const F a = dg[m] + d * a_back2;
     y[m] = m >= 2 ? a / (m + 2) : a;
     a_back2 = a_back1;
     a_back1 = a;
   }
   for (int j = 1; j <= order; ++j) {
-    double sum = 0;
-    double binom = 1;  // C(j, i), from i = 0
+    F sum = 0;
+    F binom = 1;  // C(j, i), from i = 0
     for (int i = 0; i <= j; ++i) {
       sum += (i % 2 == 1 ? binom : -binom) * y[i];
       binom = binom * (j - i) / (i + 1);
@@ -123,11 +125,11 @@ JAXEXT_HD void GreensTranspose(const double* dg, int order, double* du) {
 // GreensTranspose. Formed from ds, not from s_k and F, whose difference
 // for k = 0, 1 would round to ulps of pi (1e-12 relative at r = 0.1 next
 // to contact, 1e-8 at r = 0.01).
-JAXEXT_HD void FluxGradientInU(const double* ds, double value, double norm, int order,
-                               double* du) {
-  double dg[kMaxOrder + 1];
+template <typename F>
+JAXEXT_HD void FluxGradientInU(const F* ds, F value, F norm, int order, F* du) {
+  F dg[kMaxOrder + 1];
   for (int k = 0; k <= order; ++k) {
-    const double s0 = k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0;
+    const F s0 = F(k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0);
     dg[k] = (ds[k] - value * s0) / norm;
   }
   GreensTranspose(dg, order, du);

@@ -24,54 +24,62 @@ namespace detail {
 
 // The arguments (p, a, b) of the one cel with p != 1 in the generic Lambda,
 // crossing (k^2 < 1) or inside (k^2 > 1): p > 0 unless b = r.
-struct CelArgs {
-  double p, a, b;
+// F: double, or float (the float32 low-order path), here and in
+// LambdaFromCel and LowOrderTerms.
+template <typename F>
+struct CelArgsOf {
+  F p, a, b;
 };
-JAXEXT_HD JAXEXT_ALWAYS_INLINE CelArgs ThirdCelArgs(const Geometry& geo) {
-  const double bmr = geo.b - geo.r, bpr = geo.b + geo.r;
-  const double shift = 3 * bmr / (bpr * geo.one_minus_bmr2);  // added to a and b inside
-  const double p_in = (bmr / bpr) * (bmr / bpr) * geo.one_minus_bpr2 / geo.one_minus_bmr2;
-  const double p_cross = bmr * bmr * geo.kc * geo.kc;
-  return {geo.inside ? p_in : p_cross, geo.inside ? 1 + shift : 0.0,
-          geo.inside ? p_in + shift : 3.0};
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE CelArgsOf<F> ThirdCelArgs(const GeometryOf<F>& geo) {
+  const F bmr = geo.b - geo.r, bpr = geo.b + geo.r;
+  const F shift = 3 * bmr / (bpr * geo.one_minus_bmr2);  // added to a and b inside
+  const F p_in = (bmr / bpr) * (bmr / bpr) * geo.one_minus_bpr2 / geo.one_minus_bmr2;
+  const F p_cross = bmr * bmr * geo.kc * geo.kc;
+  return {geo.inside ? p_in : p_cross, geo.inside ? 1 + shift : F(0),
+          geo.inside ? p_in + shift : F(3)};
 }
+using CelArgs = CelArgsOf<double>;
 
 // Lambda(b, r) of the linear term and its derivatives (sec. 5.1, 5.3), for an
 // overlapping configuration (|b - r| < 1, r > 0), cases in the paper's order.
-struct Lambda {
-  double value, d_db, d_dr;
+template <typename F>
+struct LambdaOf {
+  F value, d_db, d_dr;
 };
+using Lambda = LambdaOf<double>;
 
 // Lambda for a generic configuration (b > 0, b != r, kc > 0), crossing
 // (k^2 < 1) or inside (k^2 > 1), from D, C, E (CelP1) and the cel of
 // ThirdCelArgs. Both forms are computed and one selected (no branches).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE Lambda LambdaFromCel(const Geometry& geo,
-                                                   const CelBasis& cb,
-                                                   double third) {
-  const double b = geo.b, r = geo.r, kc = geo.kc;
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE LambdaOf<F> LambdaFromCel(const GeometryOf<F>& geo,
+                                                        const CelBasisOf<F>& cb, F third) {
+  const F b = geo.b, r = geo.r, kc = geo.kc;
+  const F pi = F(kPi);
   // k^2 < 1; b^2 - r^2 as (b - r)(b + r): next to b = r, b * b - r * r
   // lost ~1e-8 of it without FMA. d_db and d_dr are cel(kc, 1, -2 r,
   // (1 - (b + r)^2) / b) and cel(kc, 1, 2 r (1 - (b - r)^2), 0) written with
   // D and C.
-  const double sqrt_br = Sqrt(b * r);
+  const F sqrt_br = Sqrt(b * r);
   // The derivatives multiply by reciprocals (one division each, shared):
   // a rounding more than dividing, far below their accuracy (~1e-13).
-  const double inv_b = 1 / b;
-  const double inv_pi_sqrt_br = 1 / (kPi * sqrt_br);
-  const double cross_value =
-      geo.one_minus_bmr2 / (9 * kPi * sqrt_br) *
+  const F inv_b = 1 / b;
+  const F inv_pi_sqrt_br = 1 / (pi * sqrt_br);
+  const F cross_value =
+      geo.one_minus_bmr2 / (9 * pi * sqrt_br) *
       (kc * kc * ((b - r) * (b + r)) * third - (3 - 6 * r * r - 2 * b * r) * cb.d -
        4 * b * r * cb.e);
-  const double cross_dr = 2 * r * geo.one_minus_bmr2 * cb.d * inv_pi_sqrt_br;
-  const double cross_db = geo.one_minus_bmr2 * inv_pi_sqrt_br * (1.0 / 3) *
-                          (-2 * r * cb.d + geo.one_minus_bpr2 * inv_b * cb.c);
+  const F cross_dr = 2 * r * geo.one_minus_bmr2 * cb.d * inv_pi_sqrt_br;
+  const F cross_db = geo.one_minus_bmr2 * inv_pi_sqrt_br * F(1.0 / 3) *
+                     (-2 * r * cb.d + geo.one_minus_bpr2 * inv_b * cb.c);
   // k^2 > 1; cel(kc, 1, -1, kc^2) = -D + kc^2 C.
-  const double s = Sqrt(geo.one_minus_bmr2);
-  const double in_value =
-      2 * s / (9 * kPi) *
+  const F s = Sqrt(geo.one_minus_bmr2);
+  const F in_value =
+      2 * s / (9 * pi) *
       (geo.one_minus_bpr2 * third - (4 - 7 * r * r - b * b) * cb.e);
-  const double in_db = r * (4 / (3 * kPi)) * s * (-cb.d + kc * kc * cb.c);
-  const double in_dr = r * (4 / kPi) * s * cb.e;
+  const F in_db = r * F(4 / (3 * kPi)) * s * (-cb.d + kc * kc * cb.c);
+  const F in_dr = r * F(4 / kPi) * s * cb.e;
   return {geo.inside ? in_value : cross_value, geo.inside ? in_db : cross_db,
           geo.inside ? in_dr : cross_dr};
 }
@@ -186,44 +194,48 @@ JAXEXT_HD void ComputeM(const Geometry& geo, int n_max, double* m, int n_low) {
 // 2 pi / 3 (what the flux needs), formed without adding and then taking
 // away pi and 2 pi / 3, which rounds to ulps of those (1.3e-15 seen in
 // s_1 - 2 pi / 3 for a small planet over the centre).
-struct LowOrder {
-  double s[3], ds_db[3], ds_dr[3], deficit[2];
+template <typename F>
+struct LowOrderOf {
+  F s[3], ds_db[3], ds_dr[3], deficit[2];
 };
-JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrder LowOrderTerms(const Geometry& geo,
-                                                     const Lambda& lambda) {
-  const double b = geo.b, r = geo.r;
-  const double inv_b = 1 / b;  // derivatives only (see LambdaFromCel)
-  LowOrder o;
+template <typename F>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderOf<F> LowOrderTerms(const GeometryOf<F>& geo,
+                                                          const LambdaOf<F>& lambda) {
+  const F b = geo.b, r = geo.r;
+  const F pi = F(kPi), two_pi_3 = F(2 * kPi / 3);
+  const F inv_b = 1 / b;  // derivatives only (see LambdaFromCel)
+  LowOrderOf<F> o;
   // s_0, the uniform disk (sec. 3).
-  o.deficit[0] = geo.inside ? -kPi * r * r : -(geo.kappa1 + r * r * geo.kappa0 - geo.kite);
-  o.s[0] = kPi + o.deficit[0];
+  o.deficit[0] = geo.inside ? -pi * r * r : -(geo.kappa1 + r * r * geo.kappa0 - geo.kite);
+  o.s[0] = pi + o.deficit[0];
   o.ds_dr[0] = -2 * r * geo.kappa0;  // kappa0 = pi inside
-  o.ds_db[0] = geo.inside ? 0.0 : 2 * geo.kite * inv_b;
+  o.ds_db[0] = geo.inside ? F(0) : 2 * geo.kite * inv_b;
   // s_1, the linear term (sec. 5).
-  const double theta = r > b ? 1 : 0;
-  o.deficit[1] = -kPi * lambda.value - 2 * kPi / 3 * theta;
-  o.s[1] = 2 * kPi / 3 + o.deficit[1];
-  o.ds_db[1] = -kPi * lambda.d_db;
-  o.ds_dr[1] = -kPi * lambda.d_dr;
+  const F theta = r > b ? 1 : 0;
+  o.deficit[1] = -pi * lambda.value - two_pi_3 * theta;
+  o.s[1] = two_pi_3 + o.deficit[1];
+  o.ds_db[1] = -pi * lambda.d_db;
+  o.ds_dr[1] = -pi * lambda.d_dr;
   // s_2, the quadratic term (sec. 6): s_2 = 2 s_0 + 4 pi eta - 2 pi, written
   // with the kappa1 terms and the 2 pi cancelled by hand (kappa0 = pi and no
   // kite inside): a smaller difference to round. Its terms still grow as r^4
   // for r > 1: SolutionVector replaces it where k^2 < 0.3 and r > 1/2 (by
   // P(G_2) from M_n).
   // Derivatives from eta.
-  const double deta_dr =
+  const F deta_dr =
       geo.inside ? 2 * r * (r * r + b * b)
-               : r * (2 / kPi) * ((r * r + b * b) * geo.kappa0 - 2 * geo.kite);
-  const double deta_db =
+                 : r * F(2 / kPi) * ((r * r + b * b) * geo.kappa0 - 2 * geo.kite);
+  const F deta_db =
       geo.inside ? 2 * b * r * r
-               : (4 * r * r * b * b * geo.kappa0 - 2 * (1 + b * b + r * r) * geo.kite) *
-                     inv_b * (0.5 / kPi);
+                 : (4 * r * r * b * b * geo.kappa0 - 2 * (1 + b * b + r * r) * geo.kite) *
+                       inv_b * F(0.5 / kPi);
   o.s[2] = 2 * r * r * ((r - 1) * (r + 1) + 2 * b * b) * geo.kappa0 -
            ((5 * r * r - 1) + b * b) * geo.kite;
-  o.ds_db[2] = 2 * o.ds_db[0] + 4 * kPi * deta_db;
-  o.ds_dr[2] = 2 * o.ds_dr[0] + 4 * kPi * deta_dr;
+  o.ds_db[2] = 2 * o.ds_db[0] + 4 * pi * deta_db;
+  o.ds_dr[2] = 2 * o.ds_dr[0] + 4 * pi * deta_dr;
   return o;
 }
+using LowOrder = LowOrderOf<double>;
 
 }  // namespace detail
 
