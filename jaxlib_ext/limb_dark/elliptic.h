@@ -19,7 +19,7 @@ namespace detail {
 // float's, 2.4e-4, in the float32 low-order path's CelFixedSteps<float>).
 constexpr double kCelTolerance = 1.5e-8;
 template <typename F>
-constexpr F CelTolerance() {
+JAXEXT_HD constexpr F CelTolerance() {
   return sizeof(F) == 4 ? F(2.5e-4) : F(kCelTolerance);
 }
 
