@@ -61,16 +61,23 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
 }
 
 // The light-curve kernel's loop (jaxlib_ext/limb_dark/limb_dark_kernel.cu),
-// one element at a time: the same function per element.
-template <typename T>
+// one element at a time: the same function per element (kFloat32Math: the
+// float32-in-float32 path of the laws of at most two coefficients instead).
+template <bool kFloat32Math, typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
   T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};  // the kernel's Params::d_du
   for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
   for (std::size_t i = 0; i < n; ++i) {
-    jaxext::limb_dark::CurveElement(static_cast<jaxext::limb_dark::Law>(law), u, b, r, order,
-                                    static_cast<std::int64_t>(group_size),
-                                    static_cast<std::int64_t>(i), flux, d_db, d_dr, du);
+    const auto size = static_cast<std::int64_t>(group_size);
+    const auto k = static_cast<std::int64_t>(i);
+    if constexpr (kFloat32Math) {
+      jaxext::limb_dark::LowOrderCurveElementIn<float>(u, b, r, order, size, k, flux, d_db,
+                                                       d_dr, du);
+    } else {
+      jaxext::limb_dark::CurveElement(static_cast<jaxext::limb_dark::Law>(law), u, b, r,
+                                      order, size, k, flux, d_db, d_dr, du);
+    }
   }
 }
 
@@ -89,26 +96,19 @@ void Solve(const double* mean_anomaly, const double* ecc, double* out_sin,
 void LightCurve(int law, const float* u, int order, std::size_t group_size, const float* b,
                 const float* r, float* flux, float* d_db, float* d_dr, float* const* d_du,
                 std::size_t n) {
-  LightCurveLoop(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
+  LightCurveLoop<false>(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
 
 void LightCurve(int law, const double* u, int order, std::size_t group_size,
                 const double* b, const double* r, double* flux, double* d_db, double* d_dr,
                 double* const* d_du, std::size_t n) {
-  LightCurveLoop(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
+  LightCurveLoop<false>(law, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
 
 void LightCurveFloat32Math(const float* u, int order, std::size_t group_size, const float* b,
                            const float* r, float* flux, float* d_db, float* d_dr,
                            float* const* d_du, std::size_t n) {
-  float* du[jaxext::limb_dark::kMaxDerivativesInU] = {};
-  for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
-  for (std::size_t i = 0; i < n; ++i) {
-    jaxext::limb_dark::LowOrderCurveElementIn<float>(u, b, r, order,
-                                                     static_cast<std::int64_t>(group_size),
-                                                     static_cast<std::int64_t>(i), flux, d_db,
-                                                     d_dr, du);
-  }
+  LightCurveLoop<true>(0, u, order, group_size, b, r, flux, d_db, d_dr, d_du, n);
 }
 
 int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law); }
