@@ -640,6 +640,16 @@ def _count(text):
   return int(value)
 
 
+def _sections(text):
+  """--sections: a comma-separated subset of SECTIONS; anything else is an error."""
+  names = {name.strip() for name in text.split(",") if name.strip()}
+  unknown = sorted(names - set(SECTIONS))
+  if unknown or not names:
+    raise argparse.ArgumentTypeError("unknown section(s) %s in %r: the sections are %s" % (
+        ", ".join(map(repr, unknown)) or "(none given)", text, ",".join(SECTIONS)))
+  return names
+
+
 def main():
   bench_common.main(__doc__, measure, report, options=[
       (["--platform"], dict(choices=("default", "cuda", "gpu", "cpu"), default="default", help=(
@@ -657,7 +667,7 @@ def main():
           "is run (default 200)"))),
       (["--check-n"], dict(type=int, default=4096, help="points of the correctness check (default 4096)")),
       (["--no-jaxoplanet"], dict(action="store_true", help="leave jaxoplanet out")),
-      (["--sections"], dict(type=lambda s: set(s.split(",")), default=set(SECTIONS), help=(
+      (["--sections"], dict(type=_sections, default=set(SECTIONS), help=(
           "comma-separated sections to time (default: all of %s)" % ",".join(SECTIONS)))),
   ])
 

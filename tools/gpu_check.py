@@ -23,7 +23,8 @@ Steps, each bounded by a timeout:
   racecheck      --tool memcheck and --tool racecheck (KEPLER_GPU_TEST_SANITIZER=1),
                  each a run of its own
   gpu_benchmark  benchmarks/gpu_benchmark.py, alone on the GPU
-  ncu            (KEPLER_NCU=1 only) Nsight Compute on the kernel, N = 1e7
+  ncu            (KEPLER_NCU=1 only) Nsight Compute on one launch of each
+                 kernel (NCU_CASES); in the smoke test, its driver alone
 
 Writes into $KEPLER_CHECK_OUT, else $OUT, else ./gpu_out, after every step
 (a run cut short leaves what it had): summary.txt (each step's status, test
@@ -44,7 +45,7 @@ Environment:
   KEPLER_SKIP_TESTS=1, KEPLER_SKIP_SANITIZER=1, KEPLER_SKIP_BENCH=1  skip those steps
   KEPLER_CHECK_TESTS   the test files to run, e.g. gpu_test (default: every GPU file)
   KEPLER_BENCH_ARGS    more arguments of gpu_benchmark.py (e.g. "--quick")
-  KEPLER_NCU=1         also profile the kernel with ncu (1-2 minutes more)
+  KEPLER_NCU=1         also profile the kernels with ncu (1-2 minutes more)
 """
 
 import glob
@@ -67,6 +68,15 @@ SMOKE = os.environ.get("KEPLER_CHECK_PLATFORM", "cuda") == "cpu"
 # The compute-sanitizer tools run over tests/gpu_test.py's SANITIZER_CLASSES.
 SANITIZERS = ("memcheck", "racecheck")
 PLATFORM = "cpu" if SMOKE else "cuda"
+# ncu (KEPLER_NCU=1): the cases of tools/gpu/ncu_driver.py, one launch each
+# (Kepler's equation at 1e7, the light curve's three kernel families at 1e6),
+# and the metrics of each that summary.txt repeats (ncu.txt has them all).
+NCU_CASES = ("solve:float64:1e7", "solve:float32:1e7", "lc_quadratic:float64:1e6",
+             "lc_quadratic:float32:1e6", "lc_ten:float64:1e6", "lc_power2:float64:1e6")
+NCU_METRICS = ("Duration", "Registers Per Thread", "Theoretical Occupancy", "Achieved Occupancy",
+               "Compute (SM) Throughput", "Memory Throughput", "Executed Ipc Active",
+               "Warp Cycles Per Issued Instruction", "Avg. Active Threads Per Warp",
+               "Avg. Not Predicated Off Threads Per Warp", "Local Memory Spilling Requests")
 WORK = "/tmp/kepler_gpu_check"
 LOGS, SITE, EXTRA, TEST_ROOT = (f"{WORK}/{d}" for d in ("logs", "site", "extra", "tests_root"))
 OUT = os.path.abspath(os.environ.get("KEPLER_CHECK_OUT") or os.environ.get("OUT") or "gpu_out")
@@ -122,6 +132,22 @@ def finish(test, extra=""):
   print(read(test.log)[-4000:], file=sys.stderr)
   names = ["    " + n for n in test.failed_tests[:20]]
   return record(test.label, f"FAILED ({extra}{test.line()}; see logs/{os.path.basename(test.log)})", names)
+
+
+def ncu_digest(text):
+  """A few lines per kernel that ncu profiled: its launch, then NCU_METRICS."""
+  lines = []
+  for block in re.split(r"\n(?=  \S[^\n]*Context \d+, Stream \d+)", text)[1:]:
+    header, _, body = block.partition("\n")
+    name = re.sub(r"\(jaxext::[^)]*\)|jaxext::", "", header.strip())
+    values = {}
+    for line in body.splitlines():
+      row = re.match(r"\s+(\S.*?)\s{2,}(?:(\S+)\s+)?([-\d.,]+)\s*$", line)
+      if row and row.group(1) in NCU_METRICS and row.group(1) not in values:
+        values[row.group(1)] = row.group(3) + (" " + row.group(2) if row.group(2) else "")
+    lines.append("  " + name[:160])
+    lines.append("    " + "; ".join(f"{k}: {values[k]}" for k in NCU_METRICS if k in values))
+  return lines
 
 
 def cuda_extra():
@@ -263,17 +289,24 @@ def main():
       record("gpu_benchmark", "FAILED (%s; see logs/gpu_benchmark.log)" % (
           "TIMED OUT after 300 s" if status == 124 else f"exit {status}"))
 
-  # ncu: kepler.solve at N = 1e7, float64 then float32, one launch each (tools/gpu/ncu_driver.py).
-  if knob("KEPLER_NCU") and (SMOKE or not shutil.which("ncu")):
-    record("ncu", "skipped (%s)" % ("a CPU smoke test" if SMOKE else "ncu not found"))
+  # ncu: one launch of each case of NCU_CASES (tools/gpu/ncu_driver.py); in
+  # the smoke test the driver alone, on the CPU, so that it cannot rot.
+  if SMOKE:
+    status = run([PY, "tools/gpu/ncu_driver.py", "--on-cpu", "--n", "1000", "--cases",
+                  ",".join(c.rsplit(":", 1)[0] for c in NCU_CASES)], "ncu.txt", 120, env=base)
+    record("ncu", "ok (the driver alone on the CPU: a smoke test, no ncu)" if status == 0 else
+           f"FAILED (the driver on the CPU: exit {status}; see logs/ncu.txt)")
+  elif knob("KEPLER_NCU") and not shutil.which("ncu"):
+    record("ncu", "skipped (ncu not found)")
   elif knob("KEPLER_NCU"):
-    status = run(["ncu", "--set", "full", "--kernel-name-base", "demangled", "-k", "regex:kepler", "-c", "2",
-                  PY, "tools/gpu/ncu_driver.py", "--n", "1e7", "--cases", "solve:float64,solve:float32"],
-                 "ncu.txt", 240, env=dict(base, JAX_PLATFORMS="cuda"))
+    status = run(["ncu", "--set", "full", "--clock-control", "none", "--kernel-name-base",
+                  "demangled", "-k", "regex:jaxext", "-c", str(len(NCU_CASES)), PY,
+                  "tools/gpu/ncu_driver.py", "--cases", ",".join(NCU_CASES)],
+                 "ncu.txt", 300, env=dict(base, JAX_PLATFORMS="cuda"))
     shutil.copy(f"{LOGS}/ncu.txt", OUT)
-    kernels = len(re.findall(r"Context \d+, Stream \d+", read(f"{LOGS}/ncu.txt")))
-    record("ncu", f"ok ({kernels} kernel section(s) in ncu.txt)" if status == 0 else
-           f"FAILED (exit {status}; see ncu.txt)")
+    kernels = ncu_digest(read(f"{LOGS}/ncu.txt"))
+    record("ncu", f"ok ({len(kernels) // 2} kernel section(s) in ncu.txt)" if status == 0 else
+           f"FAILED (exit {status}; see ncu.txt)", kernels)
 
   record(None, None, last=True)
   if os.path.isfile(report):  # the report without its long timing appendix (the file has it)

@@ -1,26 +1,72 @@
-"""A small driver for Nsight Compute: one launch of kepler's kernel per case.
+"""A small driver for Nsight Compute: one launch of one of kepler's kernels per case.
 
-    ncu --set full --kernel-name-base demangled -k regex:kepler -c 2 \
-        python3 tools/gpu/ncu_driver.py --n 10000000 --cases solve:float64,solve:float32
+    ncu --set full --kernel-name-base demangled -k regex:jaxext -c 3 \
+        python3 tools/gpu/ncu_driver.py --cases solve:float64:1e7,lc_quadratic:float64,lc_ten:float64
 
-(tools/gpu_check.py runs this with KEPLER_NCU=1.) The inputs are made on the
-GPU by XLA kernels whose names do not match the filter; each case compiles
-kepler's op, then launches it exactly once, so `-c <number of cases>` profiles
-each case once. Prints, per case, what was launched and a check of the result.
+(tools/gpu_check.py runs this with KEPLER_NCU=1.) A case is op:dtype[:N]:
+op one of CASES (Kepler's equation, or a light curve's value with one of
+benchmarks/bench_common.py's laws, or the power-2 law), N the elements of
+the call (default --n). The inputs are made on the GPU by XLA kernels, whose
+names do not match the filter (kepler's kernels are in namespace jaxext);
+each case compiles its function, then launches it exactly once, so
+`-c <number of cases>` profiles each case once. Prints, per case, what was
+launched and a check of the result.
 """
 
 import argparse
 import os
 import sys
 
+# benchmarks/ for bench_common (the laws and the inputs' ranges); never the
+# repository root, whose kepler/ has no compiled modules.
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "benchmarks"))
+import bench_common  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+# op: (what it is, the law's name and coefficients for the light curves).
+CASES = {
+    "solve": ("kepler.solve", None),
+    "true_anomaly": ("kepler.true_anomaly", None),
+    "lc_quadratic": ("light curve, quadratic law (the low-order kernel)",
+                     ("polynomial", bench_common.LAWS["quadratic"])),
+    "lc_ten": ("light curve, ten coefficients (the polynomial kernel)",
+               ("polynomial", bench_common.LAWS["ten"])),
+    "lc_power2": ("light curve, power-2 law (the other laws' kernel)", ("power2", (0.7, 0.6))),
+}
+
+
+def parse_cases(text, default_n):
+  """[(op, dtype, n)] from "op:dtype[:N],..."; SystemExit with why on a bad one."""
+  cases = []
+  for case in text.split(","):
+    fields = case.split(":")
+    if len(fields) not in (2, 3) or fields[0] not in CASES or fields[1] not in (
+        "float32", "float64"):
+      sys.exit("ncu_driver: bad case %r: expected op:dtype[:N], op one of %s, dtype float32 or "
+               "float64" % (case, ", ".join(CASES)))
+    try:
+      n = int(float(fields[2])) if len(fields) == 3 else default_n
+    except ValueError:
+      n = 0
+    if n < 1:
+      sys.exit("ncu_driver: bad N in case %r: a positive number of elements" % case)
+    cases.append((fields[0], fields[1], n))
+  return cases
+
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   parser.add_argument("--n", type=float, default=1e7, help="elements per call (default 1e7)")
   parser.add_argument("--cases", default="solve:float64,solve:float32",
-                      help="comma-separated op:dtype, op in solve, true_anomaly")
+                      help="comma-separated op:dtype[:N], op in " + ", ".join(CASES))
+  parser.add_argument("--on-cpu", action="store_true", help=(
+      "SMOKE TEST ONLY: run on the CPU, without ncu (tools/gpu_check.py's dry run checks this "
+      "file so)"))
   args = parser.parse_args()
+  cases = parse_cases(args.cases, int(args.n))
   os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+  if args.on_cpu:
+    os.environ["JAX_PLATFORMS"] = "cpu"
   import jax
 
   jax.config.update("jax_enable_x64", True)
@@ -28,22 +74,32 @@ def main():
   import numpy as np
 
   import kepler
+  from kepler import limb_dark
 
   device = jax.devices()[0]
-  if device.platform != "gpu":
+  if device.platform != "gpu" and not args.on_cpu:
     sys.exit("ncu_driver: JAX's default device is %s, not a GPU" % device)
-  n = int(args.n)
-  for case in args.cases.split(","):
-    op, dtype = case.split(":")
-    fn = jax.jit(getattr(kepler, op))
-    key_m, key_e = jax.random.split(jax.random.PRNGKey(0))
-    m = jax.random.uniform(key_m, (n,), dtype, 0.0, 2 * np.pi)
-    e = jax.random.uniform(key_e, (n,), dtype, 0.0, 0.95)
-    compiled = fn.lower(m, e).compile()  # compiling launches nothing
-    s, c = jax.block_until_ready(compiled(m, e))  # the one launch
-    norm = float(jnp.max(jnp.abs(s.astype(jnp.float64) ** 2 + c.astype(jnp.float64) ** 2 - 1)))
-    print("ncu_driver: %s %s N=%d on %s: max |sin^2 + cos^2 - 1| = %.2e"
-          % (op, dtype, n, device, norm), flush=True)
+  for op, dtype, n in cases:
+    title, law = CASES[op]
+    key_1, key_2 = jax.random.split(jax.random.PRNGKey(bench_common.SEED))
+    if law is None:
+      fn = jax.jit(getattr(kepler, op))
+      args = (jax.random.uniform(key_1, (n,), dtype, 0.0, 2 * np.pi),
+              jax.random.uniform(key_2, (n,), dtype, 0.0, 0.95))
+    else:
+      name, u = law
+      fn = jax.jit(lambda u, b, r, name=name: limb_dark.light_curve(u, b, r, law=name))
+      args = (jnp.asarray(u, dtype), jax.random.uniform(key_1, (n,), dtype, 0.0, bench_common.B_MAX),
+              jax.random.uniform(key_2, (n,), dtype, *bench_common.R_RANGE))
+    compiled = fn.lower(*args).compile()  # compiling launches nothing
+    out = jax.block_until_ready(compiled(*args))  # the one launch
+    if law is None:
+      s, c = (x.astype(jnp.float64) for x in out)
+      check = "max |sin^2 + cos^2 - 1| = %.2e" % float(jnp.max(jnp.abs(s ** 2 + c ** 2 - 1)))
+    else:
+      check = "F - 1 in [%.3g, %.3g], %d NaN" % (float(jnp.nanmin(out)), float(jnp.nanmax(out)),
+                                                  int(jnp.sum(jnp.isnan(out))))
+    print("ncu_driver: %s (%s) %s N=%d on %s: %s" % (op, title, dtype, n, device, check), flush=True)
 
 
 if __name__ == "__main__":
