@@ -125,8 +125,8 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
 // the float32-in-float32 path, every step of the point in float, the law's
 // coefficients formed in double and rounded once; the points it leaves go
 // through LightCurveElement in double as above). Its accuracy on the host
-// build: tests/device_path_test.py, Float32MathTest; no kernel calls it
-// yet (docs/gpu.md).
+// build: tests/device_path_test.py, Float32MathTest. No kernel calls it:
+// the float64 path alone meets the CPU's float32 bounds (docs/gpu.md).
 template <typename T>
 JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, int order,
                                           std::int64_t group_size, std::int64_t i, T* flux,

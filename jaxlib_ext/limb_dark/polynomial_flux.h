@@ -79,7 +79,7 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
 //
 // F: double, or float for the float32-in-float32 path (every step in float:
 // what a GPU with a low FP64 rate would run; limb_dark.h's
-// LowOrderCurveElement<kFloat32Math>). There b below kTinyBFloat is not
+// LowOrderCurveElementIn<float>). There b below kTinyBFloat is not
 // generic either (Heron's product, of order b^2 r^2, leaves float's range),
 // and the convergence test is float's (CelTolerance<float>).
 constexpr float kTinyBFloat = 1e-15f;
