@@ -825,10 +825,12 @@ class PluginTest(absltest.TestCase):
 
 class LimbDarkTest(parameterized.TestCase):
   """kepler.limb_dark.light_curve on the GPU against the CPU backend: each of
-  the three kernels (polynomial laws, tabulated law, the other laws)."""
+  the four kernels (limb_dark_kernel.cu's families: the polynomial laws of
+  one or two coefficients, those of more, the tabulated law, the other
+  laws)."""
 
   # law: (u, mu)
-  LAWS = {"quadratic": ((0.4, 0.26), None),
+  LAWS = {"linear": ((0.6,), None), "quadratic": ((0.4, 0.26), None),
           "ten": ((0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01, 0.01), None),
           "power2": ((0.7, 0.6), None), "nonlinear": ((0.5, -0.2, 0.6, -0.2), None),
           "tabulated": ((1.0, 0.9, 0.75, 0.45), (1.0, 0.7, 0.35, 0.0))}
@@ -841,7 +843,7 @@ class LimbDarkTest(parameterized.TestCase):
 
   @staticmethod
   def _curve(law):
-    name = {"quadratic": "polynomial", "ten": "polynomial"}.get(law, law)
+    name = {"linear": "polynomial", "quadratic": "polynomial", "ten": "polynomial"}.get(law, law)
     mu = LimbDarkTest.LAWS[law][1]
     return lambda u, b, r: kepler.limb_dark.light_curve(u, b, r, law=name, mu=mu)
 
