@@ -137,7 +137,7 @@ def finish(test, extra=""):
 def ncu_digest(text):
   """A few lines per kernel that ncu profiled: its launch, then NCU_METRICS."""
   lines = []
-  for block in re.split(r"\n(?=  \S[^\n]*Context \d+, Stream \d+)", text)[1:]:
+  for block in re.split(r"\n(?=[ \t]*\S[^\n]*Context \d+, Stream \d+)", text)[1:]:
     header, _, body = block.partition("\n")
     name = re.sub(r"\(jaxext::[^)]*\)|jaxext::", "", header.strip())
     values = {}
