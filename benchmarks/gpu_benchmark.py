@@ -31,6 +31,7 @@ compiled modules). Do not put the repository root on PYTHONPATH.
 import argparse
 import importlib
 import importlib.util
+import math
 import os
 import platform
 import re
@@ -164,6 +165,16 @@ def _uniform(jax, dtype, n, device, *ranges):
   make = jax.jit(lambda keys: tuple(jax.random.uniform(k, (n,), dtype, lo, hi)
                                     for k, (lo, hi) in zip(keys, ranges)))
   return jax.block_until_ready(make(jax.device_put(keys, device)))
+
+
+def kepler_inputs(jax, dtype, n, device):
+  """(M, e) as timed: n of each on `device` (also tools/gpu/ncu_driver.py's)."""
+  return _uniform(jax, dtype, n, device, (0.0, 2 * math.pi), (0.0, bench_common.E_MAX))
+
+
+def light_curve_inputs(jax, dtype, n, device):
+  """(b, r) as timed: n of each on `device` (also tools/gpu/ncu_driver.py's)."""
+  return _uniform(jax, dtype, n, device, (0.0, bench_common.B_MAX), bench_common.R_RANGE)
 
 
 def _as_tuple(x):
@@ -373,7 +384,7 @@ def measure(args):
     where = {"dev": device, "cpu": cpu}[place]
     for dtype, n in ((dtype, n) for dtype in DTYPES for n in data["lc_sizes"]
                      if where and (place == "dev" or n <= CPU_MAX_N)):
-      b_r = _uniform(jax, dtype, n, where, (0.0, bench_common.B_MAX), bench_common.R_RANGE)
+      b_r = light_curve_inputs(jax, dtype, n, where)
       cases = {}
       for what in WHATS:
         cases.update({f"{what}/{c}": (fn, b_r) for c, fn in _copies(jax, jnp, what).items()})
@@ -398,7 +409,7 @@ def measure(args):
       log(f"transit model on {where}, {dtype}")
   for dtype in DTYPES * ("kepler" in args.sections):
     for n in data["sizes"]:
-      m_e = _uniform(jax, dtype, n, device, (0.0, 2 * jnp.pi), (0.0, bench_common.E_MAX))
+      m_e = kepler_inputs(jax, dtype, n, device)
       cases = {c: (fn, m_e) for c, fn in _copies(jax, jnp, "kepler").items()}
       cases.update({op: (jax.jit(fn), m_e) for op, fn in kepler_fns.items()})
       times.update({f"kepler/{dtype}/{n}/{k}": v for k, v in timers[0](cases).items()})

@@ -829,11 +829,13 @@ class LimbDarkTest(parameterized.TestCase):
   one or two coefficients, those of more, the tabulated law, the other
   laws)."""
 
-  # law: (u, mu)
-  LAWS = {"linear": ((0.6,), None), "quadratic": ((0.4, 0.26), None),
-          "ten": ((0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01, 0.01), None),
-          "power2": ((0.7, 0.6), None), "nonlinear": ((0.5, -0.2, 0.6, -0.2), None),
-          "tabulated": ((1.0, 0.9, 0.75, 0.45), (1.0, 0.7, 0.35, 0.0))}
+  # case: (light_curve's law, u, mu)
+  LAWS = {"linear": ("polynomial", (0.6,), None),
+          "quadratic": ("polynomial", (0.4, 0.26), None),
+          "ten": ("polynomial", (0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.02, 0.01, 0.01), None),
+          "power2": ("power2", (0.7, 0.6), None),
+          "nonlinear": ("nonlinear", (0.5, -0.2, 0.6, -0.2), None),
+          "tabulated": ("tabulated", (1.0, 0.9, 0.75, 0.45), (1.0, 0.7, 0.35, 0.0))}
 
   def _points(self, dtype, n=4000):
     rng = np.random.default_rng(11)
@@ -843,8 +845,7 @@ class LimbDarkTest(parameterized.TestCase):
 
   @staticmethod
   def _curve(law):
-    name = {"linear": "polynomial", "quadratic": "polynomial", "ten": "polynomial"}.get(law, law)
-    mu = LimbDarkTest.LAWS[law][1]
+    name, _, mu = LimbDarkTest.LAWS[law]
     return lambda u, b, r: kepler.limb_dark.light_curve(u, b, r, law=name, mu=mu)
 
   @parameterized.named_parameters(
@@ -852,7 +853,7 @@ class LimbDarkTest(parameterized.TestCase):
       for law in LAWS for dname, dtype in DTYPES)
   def test_gpu_agrees_with_cpu(self, law, dtype):
     b, r = self._points(dtype)
-    u = np.asarray(self.LAWS[law][0], dtype)
+    u = np.asarray(self.LAWS[law][1], dtype)
     curve = self._curve(law)
     fn = lambda u, b, r: (curve(u, b, r),)
     (gpu,), where = _run(fn, DEVICE, u, b, r, jit=True)
@@ -869,7 +870,7 @@ class LimbDarkTest(parameterized.TestCase):
       for law in ("quadratic", "power2", "tabulated") for dname, dtype in DTYPES)
   def test_gradients_and_vmap(self, law, dtype):
     b, r = self._points(dtype, n=500)
-    u0 = np.asarray(self.LAWS[law][0], np.float64)
+    u0 = np.asarray(self.LAWS[law][1], np.float64)
     us = np.stack([u0, u0 * 0.9]).astype(dtype)
     curve = self._curve(law)
     grad = jax.jit(jax.vmap(jax.grad(lambda u, b, r: jnp.sum(curve(u, b, r)), argnums=(0, 1, 2)),

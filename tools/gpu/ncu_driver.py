@@ -5,34 +5,27 @@
 
 (tools/gpu_check.py runs this with KEPLER_NCU=1.) A case is op:dtype[:N]:
 op one of CASES (Kepler's equation, or a light curve's value with one of
-benchmarks/bench_common.py's laws, or the power-2 law), N the elements of
-the call (default --n). The inputs are made on the GPU by XLA kernels, whose
-names do not match the filter (kepler's kernels are in namespace jaxext);
-each case compiles its function, then launches it exactly once, so
-`-c <number of cases>` profiles each case once. Prints, per case, what was
-launched and a check of the result.
+benchmarks/gpu_benchmark.py's laws, LC_LAWS), N the elements of the call
+(default --n). The inputs are those the benchmark times, made on the GPU by
+XLA kernels, whose names do not match the filter (kepler's kernels are in
+namespace jaxext); each case compiles its function, then launches it
+exactly once, so `-c <number of cases>` profiles each case once. Prints,
+per case, what was launched and a check of the result.
 """
 
 import argparse
 import os
 import sys
 
-# benchmarks/ for bench_common (the laws and the inputs' ranges); never the
+# benchmarks/ for gpu_benchmark (the laws and the inputs); never the
 # repository root, whose kepler/ has no compiled modules.
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "benchmarks"))
-import bench_common  # pylint: disable=g-import-not-at-top,wrong-import-position
+import gpu_benchmark  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-# op: (what it is, the law's name and coefficients for the light curves).
-CASES = {
-    "solve": ("kepler.solve", None),
-    "true_anomaly": ("kepler.true_anomaly", None),
-    "lc_quadratic": ("light curve, quadratic law (the low-order kernel)",
-                     ("polynomial", bench_common.LAWS["quadratic"])),
-    "lc_ten": ("light curve, ten coefficients (the polynomial kernel)",
-               ("polynomial", bench_common.LAWS["ten"])),
-    "lc_power2": ("light curve, power-2 law (the other laws' kernel)", ("power2", (0.7, 0.6))),
-}
+# op: what it launches (lc_<law>: the light curve of gpu_benchmark.LC_LAWS[law]).
+CASES = {"solve": "kepler.solve", "true_anomaly": "kepler.true_anomaly",
+         **{f"lc_{law}": f"the light curve, {law} law" for law in gpu_benchmark.LC_LAWS}}
 
 
 def parse_cases(text, default_n):
@@ -40,10 +33,10 @@ def parse_cases(text, default_n):
   cases = []
   for case in text.split(","):
     fields = case.split(":")
-    if len(fields) not in (2, 3) or fields[0] not in CASES or fields[1] not in (
-        "float32", "float64"):
-      sys.exit("ncu_driver: bad case %r: expected op:dtype[:N], op one of %s, dtype float32 or "
-               "float64" % (case, ", ".join(CASES)))
+    if (len(fields) not in (2, 3) or fields[0] not in CASES
+        or fields[1] not in gpu_benchmark.DTYPES):
+      sys.exit("ncu_driver: bad case %r: expected op:dtype[:N], op one of %s, dtype one of %s"
+               % (case, ", ".join(CASES), ", ".join(gpu_benchmark.DTYPES)))
     try:
       n = int(float(fields[2])) if len(fields) == 3 else default_n
     except ValueError:
@@ -80,27 +73,24 @@ def main():
   if device.platform != "gpu" and not args.on_cpu:
     sys.exit("ncu_driver: JAX's default device is %s, not a GPU" % device)
   for op, dtype, n in cases:
-    title, law = CASES[op]
-    key_1, key_2 = jax.random.split(jax.random.PRNGKey(bench_common.SEED))
-    if law is None:
-      fn = jax.jit(getattr(kepler, op))
-      args = (jax.random.uniform(key_1, (n,), dtype, 0.0, 2 * np.pi),
-              jax.random.uniform(key_2, (n,), dtype, 0.0, 0.95))
-    else:
-      name, u = law
+    if op.startswith("lc_"):
+      name, u = gpu_benchmark.LC_LAWS[op[len("lc_"):]]
       fn = jax.jit(lambda u, b, r, name=name: limb_dark.light_curve(u, b, r, law=name))
-      args = (jnp.asarray(u, dtype), jax.random.uniform(key_1, (n,), dtype, 0.0, bench_common.B_MAX),
-              jax.random.uniform(key_2, (n,), dtype, *bench_common.R_RANGE))
+      args = (jax.device_put(np.asarray(u, dtype), device),
+              *gpu_benchmark.light_curve_inputs(jax, dtype, n, device))
+    else:
+      fn = jax.jit(getattr(kepler, op))
+      args = gpu_benchmark.kepler_inputs(jax, dtype, n, device)
     compiled = fn.lower(*args).compile()  # compiling launches nothing
     out = jax.block_until_ready(compiled(*args))  # the one launch
-    if law is None:
-      s, c = (x.astype(jnp.float64) for x in out)
-      check = "max |sin^2 + cos^2 - 1| = %.2e" % float(jnp.max(jnp.abs(s ** 2 + c ** 2 - 1)))
-    else:
+    if op.startswith("lc_"):
       check = "F - 1 in [%.3g, %.3g], %d NaN" % (float(jnp.nanmin(out)), float(jnp.nanmax(out)),
                                                   int(jnp.sum(jnp.isnan(out))))
-    print("ncu_driver: %s (%s) %s N=%d on %s: %s" % (op, title, dtype, n, device, check), flush=True)
-
+    else:
+      s, c = (x.astype(jnp.float64) for x in out)
+      check = "max |sin^2 + cos^2 - 1| = %.2e" % float(jnp.max(jnp.abs(s ** 2 + c ** 2 - 1)))
+    print("ncu_driver: %s (%s) %s N=%d on %s: %s" % (op, CASES[op], dtype, n, device, check),
+          flush=True)
 
 if __name__ == "__main__":
   main()
