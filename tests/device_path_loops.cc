@@ -67,7 +67,8 @@ template <bool kFloat32Math, typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
   T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};  // the kernel's Params::d_du
-  for (int j = 0; d_du && j < order; ++j) du[j] = d_du[j];
+  const int n_du = law == kLightCurveTabulatedLaw ? order / 2 : order;
+  for (int j = 0; d_du && j < n_du; ++j) du[j] = d_du[j];
   for (std::size_t i = 0; i < n; ++i) {
     const auto size = static_cast<std::int64_t>(group_size);
     const auto k = static_cast<std::int64_t>(i);

@@ -165,29 +165,58 @@ constexpr int kMaxExposureNodes =
 // transit's (at k = 0, counted as often as whole transits recur).
 enum class NodeSum { kPart, kWhole };
 
+// The largest orbit index (k of a transit at t0 + k P) an exposure's plan
+// works with, and the most orbits it counts within one exposure: up to 2^52
+// the indices, their differences and k + 1 are exact in a double.
+constexpr double kMaxOrbitIndex = 4503599627370496.0;  // 2^52
+
 // An exposure's quadrature, as VisitExposureNodes lays it out.
 struct ExposurePlan {
   bool valid;            // false: NaN everywhere (refused contacts, time or T)
   double full, full_k;   // the whole transits: their count and the sum of their k
   int evaluations;       // the nodes visited
+  // The exposure spans more than kMaxOrbitIndex orbits: its mean is the
+  // orbit average, the whole transit's integral over the period (exact to
+  // a relative 2^-51: the partial transits at its ends are dropped); `full`
+  // is then 1 / P, the whole transits per unit time.
+  bool averaged;
 };
 
 // Visits the nodes of the mean of F - 1 over the exposure
 // [dt - T/2, dt + T/2] (dt = t - t0, T > 0): visit(node, weight, NodeSum),
-// node a time relative to t0. Out of transit there are none.
+// node a time relative to t0. Out of transit there are none. At most two
+// partial transits and one whole one, whatever the inputs: an exposure of
+// more than kMaxOrbitIndex orbits is averaged (ExposurePlan::averaged); one
+// of fewer centred more than kMaxOrbitIndex orbits from t0, where the
+// exposure's place in its orbit is lost to rounding, is not valid (NaN).
 template <typename Visit>
 JAXEXT_HD ExposurePlan VisitExposureNodes(const Contacts& c, double period, double dt, double T,
                                           Visit& visit) {
   using namespace detail;
-  ExposurePlan plan = {c.valid && IsFinite(dt) && T > 0 && IsFinite(T), 0.0, 0.0, 0};
+  ExposurePlan plan = {c.valid && IsFinite(dt) && T > 0 && IsFinite(T), 0.0, 0.0, 0, false};
   if (!plan.valid || c.count == 0) return plan;
-  const double w0 = dt - T / 2, w1 = dt + T / 2;
   const double first = c.tau[0], last = c.tau[c.count - 1];
+  if (T / period > kMaxOrbitIndex) {
+    plan.averaged = true;
+    plan.full = 1 / period;
+    auto whole = [&visit](double node, double weight) { visit(node, weight, NodeSum::kWhole); };
+    plan.evaluations = VisitWindowPart(c, first, last, 0.0, whole);
+    return plan;
+  }
+  if (!(Abs(dt) / period <= kMaxOrbitIndex)) {
+    plan.valid = false;
+    return plan;
+  }
+  const double w0 = dt - T / 2, w1 = dt + T / 2;
   auto part = [&visit](double node, double weight) { visit(node, weight, NodeSum::kPart); };
   // Transits k (windows [first, last] + k P) that meet the exposure.
   const double k_lo = Ceil((w0 - last) / period);
   const double k_hi = Floor((w1 - first) / period);
-  for (double k = k_lo; k <= k_hi; k = k == k_lo && k_hi > k_lo + 1 ? k_hi : k + 1) {
+  // The first and the last transit (one when k_lo = k_hi, none when the
+  // exposure falls between two); those between are whole.
+  const int ends = k_lo < k_hi ? 2 : k_lo == k_hi ? 1 : 0;
+  for (int end = 0; end < ends; ++end) {
+    const double k = end == 0 ? k_lo : k_hi;
     const double lo = w0 - k * period, hi = w1 - k * period;
     if (lo <= first && hi >= last) {
       plan.full += 1;
@@ -250,6 +279,18 @@ JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums& s,
       *d_dT = NaN();
     }
     return NaN();
+  }
+  if (plan.averaged) {
+    // The orbit average W / P of the whole transit's integral W: its
+    // derivatives are those of W over P, and in P also -W / P^2.
+    const double mean = plan.full * s.whole.value;
+    if (d) {
+      for (int j = 0; j < kParamCount; ++j) d[j] = plan.full * s.whole.d[j];
+      d[kPeriod] -= plan.full * mean;
+      for (int j = 0; j < n_du; ++j) du[j] = plan.full * s.whole.du[j];
+      *d_dT = (ends / 2 - mean) / T;
+    }
+    return mean;
   }
   // One whole transit at k = 0; at k P later, dF/dP gains k dF/dt0 (M
   // depends on (t - t0) / P), the other derivatives are the same.
