@@ -59,6 +59,53 @@ inline ffi::Error CheckSameShapeAndType(const char* op,
   return ffi::Error::Success();
 }
 
+// A shared operand of rows, `rows` of shape (K..., width), each row serving
+// the elements of `like` (shape (K..., R...)) under it: checks the shapes
+// and sets *groups to the product of K. `width` names the row's last
+// dimension in the message.
+inline ffi::Error CheckRows(const char* op, const char* rows_name, const ffi::AnyBuffer& rows,
+                            const char* like_name, const ffi::AnyBuffer& like, const char* width,
+                            size_t* groups) {
+  const auto rd = rows.dimensions();
+  const auto ld = like.dimensions();
+  if (rd.size() < 1 || rd.size() - 1 > ld.size()) {
+    return ffi::Error::InvalidArgument(std::string(op) + ": " + rows_name + " has shape " +
+                                       ShapeString(rd) + ", which is not (K..., " + width +
+                                       ") for " + like_name + " of shape " + ShapeString(ld));
+  }
+  *groups = 1;
+  for (size_t d = 0; d + 1 < rd.size(); ++d) {
+    if (rd[d] != ld[d]) {
+      return ffi::Error::InvalidArgument(std::string(op) + ": the leading dimensions of " +
+                                         rows_name + " " + ShapeString(rd) +
+                                         " are not those of " + like_name + " " +
+                                         ShapeString(ld));
+    }
+    *groups *= static_cast<size_t>(rd[d]);
+  }
+  return ffi::Error::Success();
+}
+
+// The data of the results after the first (`rest`), into data[0..rest.size()),
+// each checked to have `like`'s shape and dtype (like_name and name(k), the
+// k-th's name, in the messages).
+template <typename Name>
+ffi::Error RestResultsData(const char* op, const char* like_name, const ffi::AnyBuffer& like,
+                           const ffi::RemainingRets& rest, Name&& name, void** data) {
+  for (size_t k = 0; k < rest.size(); ++k) {
+    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> result = rest.get<ffi::AnyBuffer>(k);
+    if (result.has_error()) return result.error();
+    const ffi::AnyBuffer& buffer = **result;
+    const std::string buffer_name = name(k);
+    if (ffi::Error err = CheckSameShapeAndType(op, {{like_name, like}, {buffer_name.c_str(), buffer}});
+        err.failure()) {
+      return err;
+    }
+    data[k] = buffer.untyped_data();
+  }
+  return ffi::Error::Success();
+}
+
 // The dtypes the kernels compute in: X(C++ type, XLA DataType, numpy name).
 // The one list: DispatchFloat's cases and message, the CPU module's
 // KERNEL_DTYPES (which the Python layer promotes to) come from it; the

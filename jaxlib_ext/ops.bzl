@@ -150,7 +150,11 @@ def op_targets(deps = [], cpu_loops_copts = []):
         name = "kernel",
         srcs = [op + "_kernel.cu"],
         hdrs = [op + "_kernel.h"],
-        deps = [":" + op, Label("@local_cuda//:cuda_runtime")],
+        deps = [
+            ":" + op,
+            Label("//jaxlib_ext/cuda:grid_stride"),
+            Label("@local_cuda//:cuda_runtime"),
+        ],
     )
     native.cc_library(
         name = "cuda",

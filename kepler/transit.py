@@ -4,10 +4,11 @@ kepler.transit.radial_velocity.
 A planet on a Keplerian orbit in front of a limb-darkened star: for each
 time, the mean anomaly, Kepler's equation, the sky separation, the light
 curve of kepler.limb_dark (any of its laws) and, for exposures of finite
-length, the flux averaged over the exposure, integrated exactly (to about
-1e-10; docs/transit_model.md); with the first derivatives in every parameter
-from the same handler call (jaxlib_ext/transit/). The conventions are
-batman's and jaxoplanet's (docs/transit_model.md derives them).
+length, the flux averaged over the exposure, integrated exactly (within
+1e-9, 2.5e-10 the worst measured; docs/transit_model.md); with the first
+derivatives in every parameter from the same handler call
+(jaxlib_ext/transit/). The conventions are batman's and jaxoplanet's
+(docs/transit_model.md derives them).
 """
 
 import functools

@@ -104,6 +104,23 @@ void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n,
   job->WaitForAll();
 }
 
+// ParallelFor over the elements of an op whose elements come in rows (a
+// shared operand's row serving group_size consecutive elements): calls
+// body(row, begin, end) on runs [begin, end) that lie within one row, so
+// that a range split across threads may start or end inside a row.
+template <typename Body>
+void ParallelForRows(xla::ffi::ThreadPool& thread_pool, size_t n, size_t group_size,
+                     size_t min_parallel, Body body) {
+  ParallelFor(thread_pool, n, min_parallel, [=](size_t begin, size_t end) {
+    while (begin < end) {
+      const size_t row = begin / group_size;
+      const size_t stop = std::min(end, (row + 1) * group_size);
+      body(row, begin, stop);
+      begin = stop;
+    }
+  });
+}
+
 }  // namespace jaxext
 
 #endif  // JAXLIB_EXT_CPU_PARALLEL_FOR_H_

@@ -511,11 +511,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE float NaN<float>() {
 
 }  // namespace detail
 
-namespace detail {
-
 // One element's solve before the outputs are chosen: sin E (its sign
 // restored), cos E, 1 - cos E, the sanitised eccentricity, and whether the
-// input is invalid (then the caller writes NaN).
+// input is invalid (then the caller writes NaN). Public, with SolveElement
+// and OneMinusECos, for the ops that solve Kepler's equation inside their
+// own elements (the transit model's orbit).
 template <typename T>
 struct Eccentric {
   T s, c, omc, e;
@@ -529,17 +529,19 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Eccentric<T> SolveElement(T mean_anomaly, T ecc) 
   Eccentric<T> x;
   T m;
   bool neg;
-  x.bad = Prepare(mean_anomaly, ecc, &m, &x.e, &neg);
-  Core(m, x.e, &x.s, &x.c, &x.omc);
-  x.s = Select(neg, -x.s, x.s);
+  x.bad = detail::Prepare(mean_anomaly, ecc, &m, &x.e, &neg);
+  detail::Core(m, x.e, &x.s, &x.c, &x.omc);
+  x.s = detail::Select(neg, -x.s, x.s);
   return x;
 }
 
 // 1 - e cos E without cancellation as e -> 1 and E -> 0.
 template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE T OneMinusECos(const Eccentric<T>& x) {
-  return Fma(x.e, x.omc, T(1) - x.e);
+  return detail::Fma(x.e, x.omc, T(1) - x.e);
 }
+
+namespace detail {
 
 // The true anomaly of a solved element: sin f and cos f, and 1 / (1 - e cos E)
 // and sqrt(1 - e^2), which its derivatives use.
@@ -565,7 +567,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void TrueFrom(const Eccentric<T>& x, T* sin_f, T*
 // sin and cos of the eccentric anomaly E solving M = E - ecc sin E.
 template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentric(T mean_anomaly, T ecc, T* sin_E, T* cos_E) {
-  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
+  const Eccentric<T> x = SolveElement(mean_anomaly, ecc);
   const T nan = detail::NaN<T>();
   *sin_E = detail::Select(x.bad, nan, x.s);
   *cos_E = detail::Select(x.bad, nan, x.c);
@@ -574,7 +576,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentric(T mean_anomaly, T ecc, T* sin
 // sin and cos of the true anomaly f, tan(f/2) = sqrt((1+e)/(1-e)) tan(E/2).
 template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveTrue(T mean_anomaly, T ecc, T* sin_f, T* cos_f) {
-  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
+  const Eccentric<T> x = SolveElement(mean_anomaly, ecc);
   T sf, cf, inv, rt;
   detail::TrueFrom(x, &sf, &cf, &inv, &rt);
   const T nan = detail::NaN<T>();
@@ -590,8 +592,8 @@ template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentricJvp(T mean_anomaly, T ecc, T d_mean_anomaly,
                                                       T d_ecc, T* sin_E, T* cos_E, T* d_sin_E,
                                                       T* d_cos_E) {
-  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
-  const T d_E = detail::Fma(x.s, d_ecc, d_mean_anomaly) / detail::OneMinusECos(x);
+  const Eccentric<T> x = SolveElement(mean_anomaly, ecc);
+  const T d_E = detail::Fma(x.s, d_ecc, d_mean_anomaly) / OneMinusECos(x);
   const T nan = detail::NaN<T>();
   *sin_E = detail::Select(x.bad, nan, x.s);
   *cos_E = detail::Select(x.bad, nan, x.c);
@@ -604,7 +606,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveEccentricJvp(T mean_anomaly, T ecc, T d
 template <typename T>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveTrueJvp(T mean_anomaly, T ecc, T d_mean_anomaly, T d_ecc,
                                                  T* sin_f, T* cos_f, T* d_sin_f, T* d_cos_f) {
-  const detail::Eccentric<T> x = detail::SolveElement(mean_anomaly, ecc);
+  const Eccentric<T> x = SolveElement(mean_anomaly, ecc);
   T sf, cf, inv, rt;
   detail::TrueFrom(x, &sf, &cf, &inv, &rt);
   const T one_minus_e2 = (T(1) - x.e) * (T(1) + x.e);

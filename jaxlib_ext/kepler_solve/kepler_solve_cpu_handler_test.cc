@@ -31,16 +31,8 @@ namespace jaxext {
 namespace kepler_solve {
 namespace {
 
-using testing::Call;
-using testing::Checks;
-using testing::HostBuffer;
-using testing::MakeBuffer;
-using testing::Num;
-using testing::Outcome;
-using testing::PoolMode;
-using testing::SameBytes;
-using testing::TypeName;
-using testing::ShapeName;
+// The stand-in runtime and its helpers (Call, HostBuffer, Checks, ...).
+using namespace ::jaxext::testing;  // NOLINT(build/namespaces)
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 

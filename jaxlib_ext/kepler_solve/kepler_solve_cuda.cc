@@ -22,14 +22,13 @@ ffi::Error KeplerSolveCudaImpl(cudaStream_t stream, ffi::AnyBuffer mean_anomaly,
   if (ffi::Error err = CheckBuffers(mean_anomaly, ecc, *out_sin, *out_cos); err.failure()) {
     return err;
   }
-  return DispatchFloat(kOp, mean_anomaly.element_type(), [&](auto zero) {
-    using T = decltype(zero);
-    const kernel::Params<T> params{
-        mean_anomaly.typed_data<T>(), ecc.typed_data<T>(), out_sin->typed_data<T>(),
-        out_cos->typed_data<T>(), static_cast<int64_t>(mean_anomaly.element_count()),
-        true_anomaly};
-    return LaunchStatus(kOp, kernel::Launch(params, stream));
-  });
+  return LaunchForDtype<kernel::Params>(
+      kOp, mean_anomaly.element_type(), stream, [&](auto zero, auto* params) {
+        using T = decltype(zero);
+        *params = {mean_anomaly.typed_data<T>(), ecc.typed_data<T>(), out_sin->typed_data<T>(),
+                   out_cos->typed_data<T>(), static_cast<int64_t>(mean_anomaly.element_count()),
+                   true_anomaly};
+      });
 }
 
 }  // namespace

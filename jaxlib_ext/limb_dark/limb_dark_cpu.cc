@@ -1,7 +1,6 @@
 // The CPU handler of the light curve (the op: limb_dark_ffi.h): the checks,
 // then the instruction-set variant's loop over the points, split across
 // XLA's thread pool, one run per row of u.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -62,33 +61,27 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
     T* fb_data = static_cast<T*>(layout.d_db);
     T* fr_data = static_cast<T*>(layout.d_dr);
     const Layout l = layout;
-    ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
-      // Elements [begin, end) may span rows of u: one run per row.
-      double g[kMaxOrder + 1], q[kMaxOrder + 2];
+    ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
+                    [=](size_t row, size_t begin, size_t end) {
       T* d_du[kMaxDerivativesInU];
-      while (begin < end) {
-        const size_t row = begin / l.group_size;
-        const size_t stop = std::min(end, (row + 1) * l.group_size);
-        for (int j = 0; j < l.n_du; ++j) {
-          d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
-        }
-        if (l.law != Law::kPolynomial) {
-          double coefficients[2 * kMaxTableSize];
-          for (int j = 0; j < l.order; ++j) {
-            coefficients[j] = static_cast<double>(u_data[row * l.order + j]);
-          }
-          law_loop(l.law, coefficients, l.order, b_data + begin, r_data + begin, f_data + begin,
-                   fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
-                   l.with_du ? d_du : nullptr, stop - begin);
-          begin = stop;
-          continue;
-        }
-        const double norm = GreensRow(u_data + row * l.order, l.order, g, q);
-        loop(g, q, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
-             fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
-             l.with_du ? d_du : nullptr, stop - begin);
-        begin = stop;
+      for (int j = 0; j < l.n_du; ++j) {
+        d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
       }
+      if (l.law != Law::kPolynomial) {
+        double coefficients[2 * kMaxTableSize];
+        for (int j = 0; j < l.order; ++j) {
+          coefficients[j] = static_cast<double>(u_data[row * l.order + j]);
+        }
+        law_loop(l.law, coefficients, l.order, b_data + begin, r_data + begin, f_data + begin,
+                 fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
+                 l.with_du ? d_du : nullptr, end - begin);
+        return;
+      }
+      double g[kMaxOrder + 1], q[kMaxOrder + 2];
+      const double norm = GreensRow(u_data + row * l.order, l.order, g, q);
+      loop(g, q, l.order, norm, b_data + begin, r_data + begin, f_data + begin,
+           fb_data ? fb_data + begin : nullptr, fr_data ? fr_data + begin : nullptr,
+           l.with_du ? d_du : nullptr, end - begin);
     });
     return ffi::Error::Success();
   });

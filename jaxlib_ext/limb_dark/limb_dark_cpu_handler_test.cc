@@ -35,16 +35,8 @@ namespace jaxext {
 namespace limb_dark {
 namespace {
 
-using testing::Call;
-using testing::Checks;
-using testing::HostBuffer;
-using testing::MakeBuffer;
-using testing::Num;
-using testing::Outcome;
-using testing::PoolMode;
-using testing::SameBytes;
-using testing::TypeName;
-using testing::ShapeName;
+// The stand-in runtime and its helpers (Call, HostBuffer, Checks, ...).
+using namespace ::jaxext::testing;  // NOLINT(build/namespaces)
 
 Checks g_checks;
 

@@ -23,23 +23,19 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
   if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, law, &l); err.failure()) {
     return err;
   }
-  return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
+  return LaunchForDtype<kernel::Params>(kOp, b.element_type(), stream, [&](auto zero, auto* p) {
     using T = decltype(zero);
-    kernel::Params<T> params{};
-    params.u = u.typed_data<T>();
-    params.b = b.typed_data<T>();
-    params.r = r.typed_data<T>();
-    params.flux = flux->typed_data<T>();
-    params.d_db = static_cast<T*>(l.d_db);
-    params.d_dr = static_cast<T*>(l.d_dr);
-    for (int j = 0; j < l.n_du; ++j) {
-      params.d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
-    }
-    params.law = l.law;
-    params.order = l.order;
-    params.group_size = static_cast<int64_t>(l.group_size);
-    params.n = static_cast<int64_t>(l.n);
-    return LaunchStatus(kOp, kernel::Launch(params, stream));
+    p->u = u.typed_data<T>();
+    p->b = b.typed_data<T>();
+    p->r = r.typed_data<T>();
+    p->flux = flux->typed_data<T>();
+    p->d_db = static_cast<T*>(l.d_db);
+    p->d_dr = static_cast<T*>(l.d_dr);
+    for (int j = 0; j < l.n_du; ++j) p->d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
+    p->law = l.law;
+    p->order = l.order;
+    p->group_size = static_cast<int64_t>(l.group_size);
+    p->n = static_cast<int64_t>(l.n);
   });
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/limb_dark/law_check.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -50,9 +51,8 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
                                    const xla::ffi::RemainingRets& rest, std::int32_t law,
                                    Layout* out) {
   if (law < 0 || law >= kLawCount) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": unknown law " +
-                                       std::to_string(law) + "; laws are 0.." +
-                                       std::to_string(kLawCount - 1));
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": " +
+                                       LawCoefficientsError(law, 0, "u"));
   }
   if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"r", r}, {"flux", flux}});
       err.failure()) {
@@ -61,42 +61,13 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   if (u.element_type() != b.element_type()) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": u must have b's dtype");
   }
-  const auto ud = u.dimensions();
-  const auto bd = b.dimensions();
-  if (ud.size() < 1 || ud.size() - 1 > bd.size()) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": u has shape " + ShapeString(ud) +
-                                       ", which is not (K..., N) for b of shape " +
-                                       ShapeString(bd));
+  size_t groups;
+  if (ffi::Error err = CheckRows(kOp, "u", u, "b", b, "N", &groups); err.failure()) return err;
+  const int64_t order = u.dimensions().back();
+  if (const std::string error = LawCoefficientsError(law, order, "u"); !error.empty()) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": " + error);
   }
-  size_t groups = 1;
-  for (size_t d = 0; d + 1 < ud.size(); ++d) {
-    if (ud[d] != bd[d]) {
-      return ffi::Error::InvalidArgument(std::string(kOp) + ": the leading dimensions of u " +
-                                         ShapeString(ud) + " are not those of b " +
-                                         ShapeString(bd));
-    }
-    groups *= static_cast<size_t>(ud[d]);
-  }
-  const int64_t order = ud[ud.size() - 1];
-  const bool tabulated = law == static_cast<std::int32_t>(Law::kTabulated);
-  if (tabulated && (order % 2 != 0 || order < 4 || order > 2 * kMaxTableSize)) {
-    return ffi::Error::InvalidArgument(
-        std::string(kOp) + ": the tabulated law takes a grid and its intensities, 2 M " +
-        "coefficients for M = 2.." + std::to_string(kMaxTableSize) + " points; u has " +
-        std::to_string(order));
-  }
-  if (!tabulated && order > kMaxOrder) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": " + std::to_string(order) +
-                                       " coefficients; at most " +
-                                       std::to_string(kMaxOrder) + " are supported");
-  }
-  const int law_order = LawCoefficients(law);
-  if (law_order >= 0 && order != law_order) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": law " + std::to_string(law) +
-                                       " takes " + std::to_string(law_order) +
-                                       " coefficients, u has " + std::to_string(order));
-  }
-  const int n_du = static_cast<int>(tabulated ? order / 2 : order);
+  const int n_du = DerivativesInU(law, order);
   const size_t extra = rest.size();
   const size_t extra_with_du = 2 + static_cast<size_t>(n_du);
   if (extra != 0 && extra != 2 && extra != extra_with_du) {
@@ -106,18 +77,12 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
         " (and dF/du_1..dF/du_N for N = " + std::to_string(n_du) + ")");
   }
   void* data[2 + kMaxDerivativesInU] = {};
-  for (size_t k = 0; k < extra; ++k) {
-    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> result = rest.get<ffi::AnyBuffer>(k);
-    if (result.has_error()) return result.error();
-    const ffi::AnyBuffer& buffer = **result;
-    const std::string name = k == 0   ? "d_db"
-                             : k == 1 ? "d_dr"
-                                      : "d_du_" + std::to_string(k - 1);
-    if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {name.c_str(), buffer}});
-        err.failure()) {
-      return err;
-    }
-    data[k] = buffer.untyped_data();
+  const auto name = [](size_t k) {
+    return k == 0 ? std::string("d_db") : k == 1 ? std::string("d_dr")
+                                                 : "d_du_" + std::to_string(k - 1);
+  };
+  if (ffi::Error err = RestResultsData(kOp, "b", b, rest, name, data); err.failure()) {
+    return err;
   }
   out->law = static_cast<Law>(law);
   out->order = static_cast<int>(order);

@@ -1,8 +1,6 @@
 #include "jaxlib_ext/limb_dark/limb_dark_kernel.h"
 
-#include <algorithm>
-#include <type_traits>
-
+#include "jaxlib_ext/cuda/grid_stride.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 
 namespace jaxext {
@@ -10,7 +8,6 @@ namespace limb_dark {
 namespace kernel {
 
 constexpr int kBlockSize = 128;
-constexpr int64_t kMaxBlocks = (int64_t{1} << 31) - 1;
 
 // One thread per point (grid-stride beyond the grid's limit), each running
 // CurveElement's choice (limb_dark.h; the host test of the device path,
@@ -34,60 +31,43 @@ enum class Family { kLowOrder, kPolynomial, kTabulated, kOther };
 template <Family kFamily>
 constexpr int kMinBlocks = kFamily == Family::kLowOrder ? 5 : 1;
 
-template <typename T, Family kFamily>
-__device__ void Element(const Params<T>& p, int64_t i) {
-  if (kFamily == Family::kLowOrder) {
-    LowOrderCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                         p.d_du);
-  } else if (kFamily == Family::kPolynomial) {
-    LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr, p.d_du);
-  } else if (kFamily == Family::kTabulated) {
-    TableCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr, p.d_du);
-  } else {
-    LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                    p.d_du);
-  }
-}
-
-// One kernel per family for both dtypes (the other dtype's Params unused):
-// ptxas compiles the device functions a kernel calls once per kernel.
 template <Family kFamily>
-__global__ void __launch_bounds__(kBlockSize, kMinBlocks<kFamily>)
-    Kernel(Params<double> as_double, Params<float> as_float, bool is_float) {
-  const int64_t n = is_float ? as_float.n : as_double.n;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
-    if (is_float) {
-      Element<float, kFamily>(as_float, i);
+struct Element {
+  template <typename T>
+  __device__ static void Run(const Params<T>& p, int64_t i) {
+    if (kFamily == Family::kLowOrder) {
+      LowOrderCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                           p.d_du);
+    } else if (kFamily == Family::kPolynomial) {
+      LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                        p.d_du);
+    } else if (kFamily == Family::kTabulated) {
+      TableCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                        p.d_du);
     } else {
-      Element<double, kFamily>(as_double, i);
+      LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
+                      p.d_du);
     }
   }
+};
+
+// One kernel per family (cuda/grid_stride.h: for both dtypes).
+template <Family kFamily, typename T>
+cudaError_t LaunchFamily(const Params<T>& params, cudaStream_t stream) {
+  return cuda::LaunchGridStride<kBlockSize, 1, kMinBlocks<kFamily>>(
+      cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
 }
 
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
-  if (params.n == 0) return cudaSuccess;
-  const int64_t blocks = std::min<int64_t>((params.n + kBlockSize - 1) / kBlockSize, kMaxBlocks);
-  const unsigned grid = static_cast<unsigned>(blocks);
-  Params<double> as_double{};
-  Params<float> as_float{};
-  constexpr bool kIsFloat = std::is_same<T, float>::value;
-  if constexpr (kIsFloat) {
-    as_float = params;
-  } else {
-    as_double = params;
-  }
   if (params.law == Law::kPolynomial && params.order <= 2) {
-    Kernel<Family::kLowOrder><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
+    return LaunchFamily<Family::kLowOrder>(params, stream);
   } else if (params.law == Law::kPolynomial) {
-    Kernel<Family::kPolynomial><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
+    return LaunchFamily<Family::kPolynomial>(params, stream);
   } else if (params.law == Law::kTabulated) {
-    Kernel<Family::kTabulated><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
-  } else {
-    Kernel<Family::kOther><<<grid, kBlockSize, 0, stream>>>(as_double, as_float, kIsFloat);
+    return LaunchFamily<Family::kTabulated>(params, stream);
   }
-  return cudaGetLastError();
+  return LaunchFamily<Family::kOther>(params, stream);
 }
 
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);

@@ -1,6 +1,6 @@
 // The flux averaged over an exposure [t - T/2, t + T/2], and its
-// derivatives, exact to the quadrature's accuracy (about 1e-12 and below;
-// docs/transit_model.md).
+// derivatives, exact to the quadrature's accuracy (within 1e-9, 2.5e-10
+// the worst measured; docs/transit_model.md).
 //
 // Out of transit F - 1 is 0, so only the parts of the exposure inside the
 // transits' windows [tau_1, tau_4] (plus multiples of the period) count.

@@ -178,21 +178,21 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SkyGradient(const Orbit& o, double dt, doubl
 }
 
 // The eccentric anomaly at dt (kepler_solve's).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::detail::Eccentric<double> EccentricAt(
+JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::Eccentric<double> EccentricAt(
     const Orbit& o, double dt) {
-  return kepler_solve::detail::SolveElement(o.mean_at_t0 + o.mean_motion * dt, o.e);
+  return kepler_solve::SolveElement(o.mean_at_t0 + o.mean_motion * dt, o.e);
 }
 
 template <bool kGradient>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
   Sky s;
-  const kepler_solve::detail::Eccentric<double> ecc = EccentricAt(o, dt);
+  const kepler_solve::Eccentric<double> ecc = EccentricAt(o, dt);
   const PlanePoint p = PlaneAt(o, ecc.s, ecc.c);
   s.b2 = p.xw * p.xw + o.cos_i * o.cos_i * p.yw * p.yw;
   s.front = p.yw * o.sin_i > 0;
   s.sin_e = ecc.s;
   s.cos_e = ecc.c;
-  s.den = kepler_solve::detail::OneMinusECos(ecc);
+  s.den = kepler_solve::OneMinusECos(ecc);
   if (kGradient) SkyGradient(o, dt, s.sin_e, s.cos_e, s.den, s.d_b2);
   return s;
 }

@@ -1,7 +1,6 @@
 // The CPU handler of the transit model (the op: transit_ffi.h): the checks,
 // then the instruction-set variant's loop over the times, split across XLA's
 // thread pool, one run per row of parameters.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,24 +46,19 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
     T* f_data = flux->typed_data<T>();
     const Layout l = layout;
     const size_t width = kParamCount + static_cast<size_t>(l.order);
-    ParallelFor(thread_pool, l.n, kParallelMinElements, [=](size_t begin, size_t end) {
-      // Elements [begin, end) may span rows of params: one run per row.
-      while (begin < end) {
-        const size_t row = begin / l.group_size;
-        const size_t stop = std::min(end, (row + 1) * l.group_size);
-        Outputs<T> out{};
-        out.flux = f_data + begin;
-        for (int j = 0; j <= kParamCount; ++j) {
-          out.d[j] = l.d[j] ? static_cast<T*>(l.d[j]) + begin : nullptr;
-        }
-        for (int j = 0; j < l.n_du; ++j) {
-          out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
-        }
-        loop(p_data + row * width, l.order, l.geometry, l.law, t_data + begin, x_data + begin,
-             out, stop - begin);
-        begin = stop;
-      }
-    });
+    ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
+                    [=](size_t row, size_t begin, size_t end) {
+                      Outputs<T> out{};
+                      out.flux = f_data + begin;
+                      for (int j = 0; j <= kParamCount; ++j) {
+                        out.d[j] = l.d[j] ? static_cast<T*>(l.d[j]) + begin : nullptr;
+                      }
+                      for (int j = 0; j < l.n_du; ++j) {
+                        out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
+                      }
+                      loop(p_data + row * width, l.order, l.geometry, l.law, t_data + begin,
+                           x_data + begin, out, end - begin);
+                    });
     return ffi::Error::Success();
   });
 }

@@ -31,16 +31,8 @@ namespace jaxext {
 namespace transit {
 namespace {
 
-using testing::Call;
-using testing::Checks;
-using testing::HostBuffer;
-using testing::MakeBuffer;
-using testing::Num;
-using testing::Outcome;
-using testing::PoolMode;
-using testing::SameBytes;
-using testing::ShapeName;
-using testing::TypeName;
+// The stand-in runtime and its helpers (Call, HostBuffer, Checks, ...).
+using namespace ::jaxext::testing;  // NOLINT(build/namespaces)
 
 Checks g_checks;
 

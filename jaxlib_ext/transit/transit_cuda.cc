@@ -24,23 +24,21 @@ ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyB
       err.failure()) {
     return err;
   }
-  return DispatchFloat(kOp, t.element_type(), [&](auto zero) {
+  return LaunchForDtype<kernel::Params>(kOp, t.element_type(), stream, [&](auto zero, auto* p) {
     using T = decltype(zero);
-    kernel::Params<T> p{};
-    p.params = params.typed_data<T>();
-    p.t = t.typed_data<T>();
-    p.exposure = exposure.typed_data<T>();
-    p.out.flux = flux->typed_data<T>();
-    for (int j = 0; j <= kParamCount; ++j) p.out.d[j] = static_cast<T*>(l.d[j]);
+    p->params = params.typed_data<T>();
+    p->t = t.typed_data<T>();
+    p->exposure = exposure.typed_data<T>();
+    p->out.flux = flux->typed_data<T>();
+    for (int j = 0; j <= kParamCount; ++j) p->out.d[j] = static_cast<T*>(l.d[j]);
     for (int j = 0; j < l.n_du; ++j) {
-      p.out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
+      p->out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
     }
-    p.law = l.law;
-    p.geometry = l.geometry;
-    p.order = l.order;
-    p.group_size = static_cast<int64_t>(l.group_size);
-    p.n = static_cast<int64_t>(l.n);
-    return LaunchStatus(kOp, kernel::Launch(p, stream));
+    p->law = l.law;
+    p->geometry = l.geometry;
+    p->order = l.order;
+    p->group_size = static_cast<int64_t>(l.group_size);
+    p->n = static_cast<int64_t>(l.n);
   });
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/limb_dark/law_check.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "jaxlib_ext/transit/transit.h"
 #include "xla/ffi/api/ffi.h"
@@ -51,9 +52,8 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& params,
                                    std::int32_t geometry, Layout* out) {
   using limb_dark::Law;
   if (law < 0 || law >= limb_dark::kLawCount) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": unknown law " +
-                                       std::to_string(law) + "; laws are 0.." +
-                                       std::to_string(limb_dark::kLawCount - 1));
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": " +
+                                       limb_dark::LawCoefficientsError(law, 0, "the row"));
   }
   if (geometry != 0 && geometry != 1) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": geometry " +
@@ -68,47 +68,22 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& params,
   if (params.element_type() != t.element_type()) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": params must have t's dtype");
   }
-  const auto pd = params.dimensions();
-  const auto td = t.dimensions();
-  if (pd.size() < 1 || pd.size() - 1 > td.size()) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": params has shape " +
-                                       ShapeString(pd) + ", which is not (K..., P) for t of " +
-                                       "shape " + ShapeString(td));
+  size_t groups;
+  if (ffi::Error err = CheckRows(kOp, "params", params, "t", t, "P", &groups); err.failure()) {
+    return err;
   }
-  size_t groups = 1;
-  for (size_t k = 0; k + 1 < pd.size(); ++k) {
-    if (pd[k] != td[k]) {
-      return ffi::Error::InvalidArgument(std::string(kOp) + ": the leading dimensions of " +
-                                         "params " + ShapeString(pd) + " are not those of t " +
-                                         ShapeString(td));
-    }
-    groups *= static_cast<size_t>(pd[k]);
-  }
-  const int64_t order = pd[pd.size() - 1] - kParamCount;
-  const bool tabulated = law == static_cast<std::int32_t>(Law::kTabulated);
+  const int64_t width = params.dimensions().back();
+  const int64_t order = width - kParamCount;
   if (order < 0) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": params has " +
-                                       std::to_string(pd[pd.size() - 1]) + " values per row; " +
+                                       std::to_string(width) + " values per row; " +
                                        "the orbit alone takes " + std::to_string(kParamCount));
   }
-  if (tabulated && (order % 2 != 0 || order < 4 || order > 2 * limb_dark::kMaxTableSize)) {
-    return ffi::Error::InvalidArgument(
-        std::string(kOp) + ": the tabulated law takes a grid and its intensities, 2 M " +
-        "coefficients for M = 2.." + std::to_string(limb_dark::kMaxTableSize) + " points; " +
-        "the row has " + std::to_string(order));
+  if (const std::string error = limb_dark::LawCoefficientsError(law, order, "the row");
+      !error.empty()) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": " + error);
   }
-  if (!tabulated && order > limb_dark::kMaxOrder) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": " + std::to_string(order) +
-                                       " coefficients; at most " +
-                                       std::to_string(limb_dark::kMaxOrder) + " are supported");
-  }
-  const int law_order = limb_dark::LawCoefficients(law);
-  if (law_order >= 0 && order != law_order) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": law " + std::to_string(law) +
-                                       " takes " + std::to_string(law_order) +
-                                       " coefficients, the row has " + std::to_string(order));
-  }
-  const int n_du = static_cast<int>(tabulated ? order / 2 : order);
+  const int n_du = limb_dark::DerivativesInU(law, order);
   const size_t extra = rest.size();
   const size_t with_d = kParamCount + 1;
   const size_t with_du = with_d + static_cast<size_t>(n_du);
@@ -120,17 +95,11 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& params,
         " (and dF/du_1..dF/du_N for N = " + std::to_string(n_du) + ")");
   }
   void* data[kParamCount + 1 + kMaxDerivativesInU] = {};
-  for (size_t k = 0; k < extra; ++k) {
-    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> result = rest.get<ffi::AnyBuffer>(k);
-    if (result.has_error()) return result.error();
-    const ffi::AnyBuffer& buffer = **result;
-    const std::string name = k < with_d ? "d_" + std::to_string(k)
-                                        : "d_du_" + std::to_string(k - with_d);
-    if (ffi::Error err = CheckSameShapeAndType(kOp, {{"t", t}, {name.c_str(), buffer}});
-        err.failure()) {
-      return err;
-    }
-    data[k] = buffer.untyped_data();
+  const auto name = [with_d](size_t k) {
+    return k < with_d ? "d_" + std::to_string(k) : "d_du_" + std::to_string(k - with_d);
+  };
+  if (ffi::Error err = RestResultsData(kOp, "t", t, rest, name, data); err.failure()) {
+    return err;
   }
   out->law = static_cast<Law>(law);
   out->geometry = static_cast<Geometry>(geometry);

@@ -1,0 +1,115 @@
+// The one kernel launch of every op: a grid-stride loop of threads over the
+// elements, each op giving only its per-element work. Included by the ops'
+// .cu files (device code).
+//
+// An op's kernel is GridStrideKernel over an element functor: a copyable
+// struct whose `__device__ void operator()(int64_t i) const` computes
+// element i and whose `__host__ __device__ int64_t size() const` is the
+// element count. BothDtypes wraps an op's Params of either dtype into one such
+// functor, so that one kernel serves float32 and float64 (ptxas compiles
+// the math's device functions once per kernel that calls them: one kernel
+// per op, not per dtype, halves the build's time).
+#ifndef JAXLIB_EXT_CUDA_GRID_STRIDE_H_
+#define JAXLIB_EXT_CUDA_GRID_STRIDE_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include <cuda_runtime_api.h>
+
+namespace jaxext {
+namespace cuda {
+
+// The grid is capped (gridDim.x < 2^31); the loop covers any n beyond it.
+constexpr int64_t kMaxBlocks = (int64_t{1} << 31) - 1;
+
+// The loop of one thread. kPerThread 1: element(i) for each i < n, one per
+// thread per step. kPerThread > 1: the thread's tile of kPerThread elements
+// per step, element(i) with i its first (the others i + k kBlockSize,
+// k < kPerThread), which the functor bounds by n itself (it loads them all
+// before computing any).
+template <int kBlockSize, int kPerThread, typename Element>
+__device__ __forceinline__ void GridStrideLoop(const Element& element) {
+  const int64_t n = element.size();
+  if constexpr (kPerThread == 1) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * kBlockSize + threadIdx.x; i < n;
+         i += static_cast<int64_t>(gridDim.x) * kBlockSize) {
+      element(i);
+    }
+  } else {
+    constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
+    for (int64_t tile = static_cast<int64_t>(blockIdx.x) * kTile; tile < n;
+         tile += static_cast<int64_t>(gridDim.x) * kTile) {
+      element(tile + threadIdx.x);
+    }
+  }
+}
+
+// The kernel: threads of kBlockSize, registers per thread as ptxas
+// chooses; or (kMinBlocks > 0) capped so that kMinBlocks blocks fit on a
+// multiprocessor at once (__launch_bounds__'s second argument).
+template <int kBlockSize, int kPerThread, typename Element>
+__global__ void __launch_bounds__(kBlockSize) GridStrideKernel(Element element) {
+  GridStrideLoop<kBlockSize, kPerThread>(element);
+}
+template <int kBlockSize, int kPerThread, int kMinBlocks, typename Element>
+__global__ void __launch_bounds__(kBlockSize, kMinBlocks)
+    GridStrideKernelMinBlocks(Element element) {
+  GridStrideLoop<kBlockSize, kPerThread>(element);
+}
+
+// Enqueues the kernel over element.size() elements on `stream` (nothing for
+// none); returns the launch error, if any.
+template <int kBlockSize, int kPerThread = 1, int kMinBlocks = 0, typename Element>
+cudaError_t LaunchGridStride(const Element& element, cudaStream_t stream) {
+  const int64_t n = element.size();
+  if (n == 0) return cudaSuccess;
+  constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
+  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + kTile - 1) / kTile,
+                                                                  kMaxBlocks));
+  if constexpr (kMinBlocks > 0) {
+    GridStrideKernelMinBlocks<kBlockSize, kPerThread, kMinBlocks>
+        <<<blocks, kBlockSize, 0, stream>>>(element);
+  } else {
+    GridStrideKernel<kBlockSize, kPerThread><<<blocks, kBlockSize, 0, stream>>>(element);
+  }
+  return cudaGetLastError();
+}
+
+// An op's Params (with their element count n) in either dtype as one
+// element functor: Element::Run(p, i) on the dtype in use (the other's
+// Params stay empty).
+template <template <typename> class Params, typename Element>
+struct BothDtypes {
+  Params<double> as_double;
+  Params<float> as_float;
+  bool is_float;
+
+  template <typename T>
+  static BothDtypes Of(const Params<T>& params) {
+    BothDtypes both{};
+    both.is_float = std::is_same<T, float>::value;
+    if constexpr (std::is_same<T, float>::value) {
+      both.as_float = params;
+    } else {
+      both.as_double = params;
+    }
+    return both;
+  }
+
+  __host__ __device__ int64_t size() const { return is_float ? as_float.n : as_double.n; }
+
+  __device__ void operator()(int64_t i) const {
+    if (is_float) {
+      Element::Run(as_float, i);
+    } else {
+      Element::Run(as_double, i);
+    }
+  }
+};
+
+}  // namespace cuda
+}  // namespace jaxext
+
+#endif  // JAXLIB_EXT_CUDA_GRID_STRIDE_H_
