@@ -88,7 +88,11 @@ cuda_leg() {
   # and the pinned JAX CUDA plugin, about 3 GB); running those needs a GPU.
   bazel build --config=cuda //... &&
     # The compile actions use the pinned toolkit, no CUDA of this machine's.
-    tools/check_cuda_inputs.sh
+    tools/check_cuda_inputs.sh &&
+    # ptxas's registers, stack and spills per kernel (sm_90); reported, not
+    # yet enforced: add --enforce once the light-curve and transit kernels
+    # meet its limits.
+    python3 tools/ptxas_report.py
 }
 
 gpu_check_leg() {  # tools/gpu_check.py end to end on the CPU, so that it cannot rot without a GPU

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""ptxas's resource report of every CUDA kernel, compiled as the build does.
+
+Runs without a GPU, after `bazel build --config=cuda //...` (tools/test_all.sh's
+CUDA leg): reads each nvcc action of the CUDA module from
+`bazel aquery --config=cuda` (x86-64), runs it again in Bazel's execution
+root with `-Xptxas=-v` into a scratch folder (the build's outputs are not
+touched), and prints per kernel and architecture the registers per thread,
+the cumulative stack, the kernel's own spills and the largest spill of any
+device function it calls (ptxas reports a function it did not inline once,
+after the first kernel of its source that calls it: a later kernel calling
+the same function shows only its own spills).
+
+Limits (the GPU issue's, for the kernels that do the light curve's and the
+transit model's work: names in jaxext::limb_dark or jaxext::transit): at most
+128 registers, at most 1 KiB of stack, at most 64 B spilled by any of their
+functions. A kernel over a limit is marked OVER; with --enforce the script
+then exits 1. Without it, it only reports: tools/test_all.sh passes --enforce
+from the commit in which those kernels first meet the limits.
+
+  python3 tools/ptxas_report.py [--enforce] [--all-archs] [--bazel BAZEL]
+
+By default only sm_90 (H100, H200) is compiled, the architecture the GPU
+targets are measured on; --all-archs compiles the build's whole -gencode list.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MAX_REGISTERS = 128
+MAX_STACK = 1024
+MAX_SPILL = 64
+LIMITED = re.compile(r"jaxext::(limb_dark|transit)::")
+QUERY = 'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:_kepler_cuda))'
+
+ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\d+)'")
+PROPERTIES = re.compile(r"Function properties for (\S+)")
+FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+USED = re.compile(r"Used (\d+) registers.*?(?:, (\d+) bytes cumulative stack size)?$")
+
+
+def bazel_lines(bazel, *args):
+  return subprocess.run([bazel, *args], check=True, capture_output=True, text=True).stdout
+
+
+def demangle(names):
+  """The demangled names (c++filt), or the names as they are without it."""
+  tool = shutil.which("c++filt")
+  if not tool or not names:
+    return {n: n for n in names}
+  out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True,
+                       check=True).stdout.splitlines()
+  return dict(zip(names, out))
+
+
+def short(name):
+  """A demangled name without `void `, `jaxext::` and its argument list."""
+  name = name.replace("jaxext::", "").removeprefix("void ")
+  if name.endswith(")"):
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+      depth += {")": 1, "(": -1}.get(name[i], 0)
+      if depth == 0:
+        return name[:i]
+  return name
+
+
+def parse(text):
+  """Kernels from ptxas -v output: {(name, arch): {registers, stack, spill, functions}}."""
+  kernels, current, pending = {}, None, None
+  for line in text.splitlines():
+    if m := ENTRY.search(line):
+      current = (m.group(1), m.group(2))
+      kernels[current] = {"registers": 0, "stack": 0, "spill": 0, "functions": {}}
+    elif m := PROPERTIES.search(line):
+      pending = m.group(1)
+    elif (m := FRAME.search(line)) and pending and current:
+      frame, stores, loads = (int(g) for g in m.groups())
+      kernel = kernels[current]
+      if pending == current[0]:
+        kernel["spill"] = max(stores, loads)
+        kernel["stack"] = max(kernel["stack"], frame)
+      else:
+        kernel["functions"][pending] = max(stores, loads)
+      pending = None
+    elif (m := USED.search(line)) and current:
+      kernels[current]["registers"] = int(m.group(1))
+      if m.group(2):
+        kernels[current]["stack"] = int(m.group(2))
+  return kernels
+
+
+def compile_action(arguments, root, scratch, all_archs):
+  """Runs one nvcc action with -Xptxas=-v; returns its output."""
+  args = list(arguments)
+  out = args.index("-o")
+  args[out + 1] = os.path.join(scratch, os.path.basename(args[-1]) + ".o")
+  if not all_archs:
+    args = [a for a in args if not a.startswith("-gencode=")]
+    args.insert(1, "-gencode=arch=compute_90,code=sm_90")
+  args.insert(1, "-Xptxas=-v")
+  run = subprocess.run(args, cwd=root, capture_output=True, text=True)
+  if run.returncode != 0:
+    sys.exit(f"ptxas_report: {args[-1]} did not compile:\n{run.stderr[-3000:]}")
+  return run.stdout + run.stderr
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("--enforce", action="store_true", help="exit 1 when a kernel is OVER")
+  parser.add_argument("--all-archs", action="store_true", help="the build's whole -gencode list")
+  parser.add_argument("--bazel", default="bazel")
+  options = parser.parse_args()
+  os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+  root = bazel_lines(options.bazel, "info", "--config=cuda", "execution_root").strip()
+  actions = json.loads(bazel_lines(options.bazel, "aquery", "--config=cuda",
+                                   "--output=jsonproto", QUERY)).get("actions", [])
+  if not actions:
+    sys.exit("ptxas_report: no nvcc action found (bazel aquery --config=cuda)")
+  print(f"ptxas_report: {len(actions)} kernels' sources, "
+        f"{'the build architectures' if options.all_archs else 'sm_90'}, ptxas -v")
+  with tempfile.TemporaryDirectory() as scratch:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+      outputs = list(pool.map(
+          lambda a: compile_action(a["arguments"], root, scratch, options.all_archs), actions))
+  kernels = {}
+  for text in outputs:
+    kernels.update(parse(text))
+  names = demangle(sorted({n for n, _ in kernels} |
+                          {f for k in kernels.values() for f in k["functions"]}))
+  over = 0
+  print(f"{'registers':>9} {'stack B':>8} {'spill B':>8} {'callee spill B':>14}  "
+        "verdict  arch   kernel")
+  for (name, arch), k in sorted(kernels.items(), key=lambda item: names[item[0][0]]):
+    readable = short(names[name])
+    worst = max(k["functions"].items(), key=lambda f: f[1], default=("", 0))
+    limited = bool(LIMITED.search(names[name]))
+    fails = limited and (k["registers"] > MAX_REGISTERS or k["stack"] > MAX_STACK or
+                         max(k["spill"], worst[1]) > MAX_SPILL)
+    over += fails
+    verdict = "OVER" if fails else "ok" if limited else "-"
+    callee = f" (worst callee: {short(names[worst[0]])[:90]})" if worst[1] else ""
+    print(f"{k['registers']:>9} {k['stack']:>8} {k['spill']:>8} {worst[1]:>14}  "
+          f"{verdict:<7}  {arch}  {readable}{callee}")
+  print(f"ptxas_report: limits for the light-curve and transit kernels: <= {MAX_REGISTERS} "
+        f"registers, <= {MAX_STACK} B stack, <= {MAX_SPILL} B spilled by any function; "
+        f"{over} kernel(s) over" + ("" if options.enforce else " (reported, not enforced)"))
+  return 1 if options.enforce and over else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
