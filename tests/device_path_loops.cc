@@ -1,5 +1,5 @@
-// The solve loop over the solver's device path and the light-curve loop over
-// the light curve's; see device_path_loops.h.
+// The loops over the device path of each op: the solver's, the light
+// curve's and the transit model's; see device_path_loops.h.
 //
 // Compiled with JAXEXT_DEVICE_PATH=1, so kepler_solve.h takes the branches
 // the CUDA kernel takes (::fma, ::rint, ::sqrt, ::cbrt, plain selects)

@@ -1,6 +1,7 @@
 // The device path (JAXEXT_DEVICE_PATH=1: the code the CUDA kernels run) of
-// Kepler's solver and of the light curve, compiled for the host, for
-// tests/device_path_test.py. Test-only.
+// Kepler's solver, of the light curve and of the transit model, compiled for
+// the host, for tests/device_path_test.py and tests/extreme_inputs_test.cc.
+// Test-only.
 //
 // tests/BUILD.bazel compiles device_path_loops.cc twice, once per way a
 // compiler may round the code (see there), each into its own namespace.

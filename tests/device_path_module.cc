@@ -1,5 +1,6 @@
 // _device_path: the device path (what the CUDA kernels run) of Kepler's
-// solver and of the light curve, compiled for the host, over numpy arrays.
+// solver, of the light curve and of the transit model, compiled for the
+// host, over numpy arrays.
 // Test-only: for tests/device_path_test.py, which checks it against mpmath.
 #include <algorithm>
 #include <cstddef>
