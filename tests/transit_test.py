@@ -433,6 +433,40 @@ class ExposureTest(parameterized.TestCase):
                                    atol=max(2e-5 * np.max(np.abs(jac[name])), 1e-8),
                                    err_msg=name)
 
+  def test_exposures_of_many_orbits(self):
+    """docs/transit_model.md, Extreme values: an exposure of more than 2^32
+    periods is the orbit average, W / P with W the integral of F - 1 over one
+    transit (the reference: _reference_mean over one whole period), and an
+    exposure of 1e9 periods (counted transit by transit) is within 2e-9 of
+    it, relative; each within 1e-9 of the depth of the reference, as the
+    exposure integral's bound. The average's derivative in the period
+    equals central differences of it; an exposure centred beyond 2^52
+    periods from t0 is NaN, while the same time without an exposure is a
+    value."""
+    for p in _orbits(21, 3):
+      average = _reference_mean(p, [p["t0"]], [p["period"]], "polynomial", QUADRATIC, None)[0]
+      depth = abs(float(_model(np.array([p["t0"]]), p)[0]))
+      t = p["t0"] + np.array([0.0, 0.3, -2.7]) * p["period"]
+      tolerance = (1e-9 if X64 else 1e-6) * depth
+      # (1e300 periods: inf, so NaN, in float32)
+      for orbits in (1e9, 1e12, 1e20) + ((1e300,) if X64 else ()):
+        got = np.asarray(_model(t, p, exposure_time=orbits * p["period"]), np.float64)
+        slack = 2e-9 * abs(average) if orbits < 2.0**32 else 0.0
+        np.testing.assert_allclose(got, average, rtol=0, atol=tolerance + slack,
+                                   err_msg=f"{orbits} orbits")
+      far = np.array([p["t0"] + 2.0**53 * p["period"]])
+      self.assertTrue(np.isnan(_model(far, p, exposure_time=0.01 * p["period"])[0]))
+      self.assertTrue(np.isfinite(_model(far, p)[0]))
+      if X64:
+        exposure = 1e15 * p["period"]
+        args = {k: jnp.float64(v) for k, v in p.items()}
+        mean = lambda period: transit.light_curve(
+            t[:1], u=QUADRATIC, exposure_time=exposure, **dict(args, period=period))[0]
+        h = 1e-6 * p["period"]
+        fd = (mean(args["period"] + h) - mean(args["period"] - h)) / (2 * h)
+        np.testing.assert_allclose(jax.grad(mean)(args["period"]), fd, rtol=1e-5,
+                                   atol=1e-9 * depth / p["period"])
+
   def test_out_of_transit_and_scalar_exposure(self):
     p = _orbits(20, 1)[0]
     taus = _contacts(p)

@@ -166,19 +166,23 @@ constexpr int kMaxExposureNodes =
 enum class NodeSum { kPart, kWhole };
 
 // The largest orbit index (k of a transit at t0 + k P) an exposure's plan
-// works with, and the most orbits it counts within one exposure: up to 2^52
-// the indices, their differences and k + 1 are exact in a double.
+// works with: up to 2^52 the indices, their differences and k + 1 are exact
+// in a double, and an exposure's place in its orbit is resolved.
 constexpr double kMaxOrbitIndex = 4503599627370496.0;  // 2^52
+// The orbits beyond which an exposure's mean is taken as the orbit average:
+// the two partial transits at its ends then weigh at most 2^-31 of the mean
+// (relative), below the quadrature's own error (1e-9 of the depth).
+constexpr double kAveragedOrbits = 4294967296.0;  // 2^32
 
 // An exposure's quadrature, as VisitExposureNodes lays it out.
 struct ExposurePlan {
   bool valid;            // false: NaN everywhere (refused contacts, time or T)
   double full, full_k;   // the whole transits: their count and the sum of their k
   int evaluations;       // the nodes visited
-  // The exposure spans more than kMaxOrbitIndex orbits: its mean is the
-  // orbit average, the whole transit's integral over the period (exact to
-  // a relative 2^-51: the partial transits at its ends are dropped); `full`
-  // is then 1 / P, the whole transits per unit time.
+  // The exposure spans more than kAveragedOrbits orbits: its mean is the
+  // orbit average, the whole transit's integral over the period (the exact
+  // mean to a relative 2^-31: the partial transits at its ends are
+  // dropped); `full` is then 1 / P, the whole transits per unit time.
   bool averaged;
 };
 
@@ -186,7 +190,7 @@ struct ExposurePlan {
 // [dt - T/2, dt + T/2] (dt = t - t0, T > 0): visit(node, weight, NodeSum),
 // node a time relative to t0. Out of transit there are none. At most two
 // partial transits and one whole one, whatever the inputs: an exposure of
-// more than kMaxOrbitIndex orbits is averaged (ExposurePlan::averaged); one
+// more than kAveragedOrbits orbits is averaged (ExposurePlan::averaged); one
 // of fewer centred more than kMaxOrbitIndex orbits from t0, where the
 // exposure's place in its orbit is lost to rounding, is not valid (NaN).
 template <typename Visit>
@@ -196,7 +200,7 @@ JAXEXT_HD ExposurePlan VisitExposureNodes(const Contacts& c, double period, doub
   ExposurePlan plan = {c.valid && IsFinite(dt) && T > 0 && IsFinite(T), 0.0, 0.0, 0, false};
   if (!plan.valid || c.count == 0) return plan;
   const double first = c.tau[0], last = c.tau[c.count - 1];
-  if (T / period > kMaxOrbitIndex) {
+  if (T / period > kAveragedOrbits) {
     plan.averaged = true;
     plan.full = 1 / period;
     auto whole = [&visit](double node, double weight) { visit(node, weight, NodeSum::kWhole); };
