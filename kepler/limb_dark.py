@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kepler import _ffi
+from kepler._ffi import differences
 from kepler._ffi import elementwise
 from kepler._ffi import partition
 
@@ -70,16 +71,6 @@ def _value(u, b, r, law):
                         attrs=(("law", np.int32(law)),))[0]
 
 
-def _fd_step(x):
-  """The central-difference step at x (1e-6 relative, absolute below 1).
-
-  Only for second and higher derivatives: the handler returns first
-  derivatives, and their own derivatives are central differences of them
-  (about 1e-8 relative in float64).
-  """
-  return 1e-6 * jnp.maximum(1.0, jnp.abs(x))
-
-
 @functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
 def _kernel(u, b, r, law, with_du):
   """(F - 1, dF/db, dF/dr, dF/du): see _call."""
@@ -91,26 +82,16 @@ def _kernel_jvp(law, with_du, primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
   out = _kernel(u, b, r, law, with_du)
-  # Second derivatives, numerically (see _fd_step): central differences of
-  # every output in b, in r and in each coefficient of u. Each is taken from
-  # the primal alone and multiplied by its tangent, so that the tangent
-  # stays linear in (du, db, dr) and reverse mode transposes it.
-  def central(plus, minus, eps):
-    return jax.tree_util.tree_map(lambda p, m: (p - m) / (2 * eps), plus, minus)
-
-  eps_b, eps_r = _fd_step(b), _fd_step(r)
-  d_b = central(_kernel(u, b + eps_b, r, law, with_du), _kernel(u, b - eps_b, r, law, with_du),
-                eps_b)
-  d_r = central(_kernel(u, b, r + eps_r, law, with_du), _kernel(u, b, r - eps_r, law, with_du),
-                eps_r)
+  # Second derivatives: central differences of every output in b, in r and
+  # in each coefficient of u (kepler/_ffi/differences.py); u is 1-D (see
+  # _light_curve_jvp), and the tabulated law's grid is constant.
+  kernel = lambda uu, bb, rr: _kernel(uu, bb, rr, law, with_du)
+  d_b = differences.difference(lambda x: kernel(u, x, r), b, differences.fd_step(b))
+  d_r = differences.difference(lambda x: kernel(u, b, x), r, differences.fd_step(r))
   tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
-  eps_u = _fd_step(jnp.zeros((), u.dtype))
-  # u is 1-D (see _light_curve_jvp); the tabulated law's grid is constant.
+  eps_u = differences.fd_step(jnp.zeros((), u.dtype))
   for j in range(first_differentiated(law, u.shape[-1]), u.shape[0]):
-    # A select, not a scatter (.at[j].set: see transit._kernel_jvp).
-    step = jnp.where(jnp.arange(u.shape[0]) == j, eps_u, 0).astype(u.dtype)
-    d_u = central(_kernel(u + step, b, r, law, with_du), _kernel(u - step, b, r, law, with_du),
-                  eps_u)
+    d_u = differences.entry_difference(lambda v: kernel(v, b, r), u, j, eps_u)
     tangent = jax.tree_util.tree_map(lambda t, d: t + d * du[j], tangent, d_u)
   return out, tangent
 
@@ -121,21 +102,17 @@ def _light_curve(u, b, r, law):
   return _value(u, b, r, law)
 
 
-def _is_zero(tangent):
-  return isinstance(tangent, jax.custom_derivatives.SymbolicZero)
-
-
 def _light_curve_jvp(law, primals, tangents):
   u, b, r = primals
   du, db, dr = tangents
   # One call of the handler, with dF/du when the tangent in u is needed.
-  flux, d_db, d_dr, d_du = _kernel(u, b, r, law, not _is_zero(du))
+  flux, d_db, d_dr, d_du = _kernel(u, b, r, law, not differences.is_zero(du))
   tangent = jnp.zeros_like(flux)
-  if not _is_zero(db):
+  if not differences.is_zero(db):
     tangent = tangent + d_db * db
-  if not _is_zero(dr):
+  if not differences.is_zero(dr):
     tangent = tangent + d_dr * dr
-  if not _is_zero(du) and d_du:
+  if not differences.is_zero(du) and d_du:
     # u is 1-D here (light_curve checks it; vmap over u hides the batch): a
     # dot over the coefficients, whose transpose in reverse mode is one dot
     # over the points (measured faster than a sum per coefficient, the

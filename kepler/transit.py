@@ -20,6 +20,7 @@ import numpy as np
 from kepler import _ffi
 from kepler import kepler_solve
 from kepler import limb_dark
+from kepler._ffi import differences
 from kepler._ffi import elementwise
 from kepler._ffi import partition
 
@@ -63,12 +64,6 @@ def _first_differentiated_u(law, n_row):
   return len(_PARAMS) + limb_dark.first_differentiated(law, n_row - len(_PARAMS))
 
 
-def _fd_step(x):
-  """The central-difference step for second derivatives (see
-  limb_dark._fd_step)."""
-  return 1e-6 * jnp.maximum(1.0, jnp.abs(x))
-
-
 @functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
 def _kernel(row, t, exposure, law, geometry):
   """(F - 1, dF/d row entries, dF/dT) in one call; differentiable once more
@@ -82,34 +77,23 @@ def _kernel_jvp(law, geometry, primals, tangents):
   d_row, d_t, d_exposure = tangents
   out = _kernel(row, t, exposure, law, geometry)
 
-  def difference(call, x, eps, lowest=None):
-    """(out(x + eps) - out(x - eps)) / (2 eps), the lower point kept at or
-    above `lowest` (a parameter's domain: one-sided there, e.g. at e = 0)."""
-    lo = x - eps if lowest is None else jnp.where(x - eps >= lowest, x - eps, x)
-    hi = x + eps
-    return jax.tree_util.tree_map(lambda p, m: (p - m) / (hi - lo), call(hi), call(lo))
-
-  # F depends on t through t - t0 alone.
-  d_by_t = difference(lambda x: _kernel(row, x, exposure, law, geometry), t, _fd_step(t))
+  # Second derivatives: central differences of every output
+  # (kepler/_ffi/differences.py); F depends on t through t - t0 alone.
+  kernel = lambda rr, tt, xx: _kernel(rr, tt, xx, law, geometry)
+  step = differences.fd_step
+  d_by_t = differences.difference(lambda x: kernel(row, x, exposure), t, step(t))
   tangent = jax.tree_util.tree_map(lambda x: x * d_t, d_by_t)
-  d_by_x = difference(lambda x: _kernel(row, t, x, law, geometry), exposure,
-                      1e-6 * jnp.maximum(exposure, 1e-3), lowest=0.0)
+  d_by_x = differences.difference(lambda x: kernel(row, t, x), exposure,
+                                  1e-6 * jnp.maximum(exposure, 1e-3), lowest=0.0)
   tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_exposure, tangent, d_by_x)
   for j in _row_tangent_index(law, row.shape[0]):
     # The period, a, b or i, r and e are >= 0.
     lowest = 0.0 if _PARAMS[j:j + 1] in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",)) \
         else None
-    # A select, not a scatter (.at[j].set): XLA's GPU scatter kernel reads
-    # past the end of a small buffer (compute-sanitizer memcheck).
-    entry_j = jnp.arange(row.shape[0]) == j
-    d_j = difference(lambda x: _kernel(jnp.where(entry_j, x, row), t, exposure, law, geometry),
-                     row[j], _fd_step(row[j]), lowest)
+    d_j = differences.entry_difference(lambda v: kernel(v, t, exposure), row, j,
+                                       step(row[j]), lowest)
     tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_row[j], tangent, d_j)
   return out, tangent
-
-
-def _is_zero(tangent):
-  return isinstance(tangent, jax.custom_derivatives.SymbolicZero)
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
@@ -122,7 +106,7 @@ def _light_curve_jvp(law, geometry, primals, tangents):
   d_row, d_t, d_exposure = tangents
   flux, by_row, by_exposure = _kernel(row, t, exposure, law, geometry)
   tangent = jnp.zeros_like(flux)
-  if not _is_zero(d_row):
+  if not differences.is_zero(d_row):
     # A dot over the row's entries (row is 1-D here; vmap hides a batch), at
     # full precision (a float32 dot on a GPU defaults to TF32, ~5e-4), its
     # tangents taken by slices (a gather's transpose is a scatter).
@@ -130,9 +114,9 @@ def _light_curve_jvp(law, geometry, primals, tangents):
     d_entries = jnp.concatenate([d_row[:len(_PARAMS)], d_row[first_u:]])
     tangent = tangent + jnp.tensordot(d_entries, jnp.stack(by_row), axes=1,
                                       precision=jax.lax.Precision.HIGHEST)
-  if not _is_zero(d_t):
+  if not differences.is_zero(d_t):
     tangent = tangent - by_row[_T0] * d_t
-  if not _is_zero(d_exposure):
+  if not differences.is_zero(d_exposure):
     tangent = tangent + by_exposure * d_exposure
   return flux, tangent
 

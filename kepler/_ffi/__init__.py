@@ -6,6 +6,9 @@
   jvp.register          derivatives of that primitive for a handler that
                         returns tangents with its values (forward mode in
                         one call, reverse mode through jnp);
+  differences           second derivatives, by central differences, of ops
+                        whose handler returns first derivatives with its
+                        values (their own jax.custom_jvp);
   registration.register the handlers of every op, registered with XLA once;
   target(op), constant(name)   what the compiled CPU module says of the ops.
 
