@@ -34,16 +34,17 @@ MAX_TABLE_SIZE = _ffi.constant("LIMB_DARK_MAX_TABLE_SIZE")
 MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 
 # The laws `light_curve` takes, by name, in the order of the handler's `law`
-# attribute (jaxlib_ext/limb_dark/laws.h, Law), each with the number of
-# coefficients u it takes (None: any number, up to MAX_ORDER for the polynomial
-# law's order, MAX_TABLE_SIZE for the tabulated law's grid points).
-_LAW_NAMES = ("polynomial", "power2", "nonlinear", "square_root", "logarithmic", "exponential",
-              "tabulated")
-if len(_LAW_NAMES) != _ffi.constant("LIMB_DARK_LAW_COUNT"):
-  raise ImportError("kepler.limb_dark: the compiled module's laws are not this package's")
-LAWS = {name: (None if i == 0 or name == "tabulated"
-               else _ffi.constant(f"LIMB_DARK_LAW_{i}_COEFFICIENTS"))
-        for i, name in enumerate(_LAW_NAMES)}
+# attribute, each with the number of coefficients u it takes (None: any
+# number, up to MAX_ORDER for the polynomial law's order, MAX_TABLE_SIZE for
+# the tabulated law's grid points): jaxlib_ext/limb_dark/laws.h's table
+# (JAXEXT_LIMB_DARK_LAWS), as the compiled module exports it.
+_LAW_NUMBERS = _ffi.constants_named("LIMB_DARK_LAW:")
+_LAW_NAMES = tuple(sorted(_LAW_NUMBERS, key=_LAW_NUMBERS.get))
+if [_LAW_NUMBERS[name] for name in _LAW_NAMES] != list(range(len(_LAW_NAMES))):
+  raise ImportError("kepler.limb_dark: the compiled module's laws are not numbered 0..N-1")
+LAWS = {name: (None if count < 0 else count)
+        for name, count in sorted(_ffi.constants_named("LIMB_DARK_LAW_COEFFICIENTS:").items(),
+                                  key=lambda item: _LAW_NUMBERS[item[0]])}
 _TABULATED = _LAW_NAMES.index("tabulated")
 
 

@@ -265,7 +265,7 @@ void KeplerCalls(int calls) {
 // The laws' coefficients: ordinary ones (a positive intensity), with
 // extremes among them.
 
-const char* const kLawNames[] = {"polynomial", "power2", "nonlinear", "squareroot",
+const char* const kLawNames[] = {"polynomial", "power2", "nonlinear", "square_root",
                                  "logarithmic", "exponential", "tabulated"};
 
 std::vector<double> Coefficients(int law, int order) {

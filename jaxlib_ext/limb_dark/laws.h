@@ -43,28 +43,39 @@ namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
-// The laws the op takes, by the number its `law` attribute carries
-// (kepler/limb_dark.py: LAWS, in this order).
+// The laws the op takes, the one table of them: X(enumerator, name, count)
+// per law, its number (the op's `law` attribute) its row's position, its
+// name kepler.limb_dark's (LAWS, read from the CPU module's constants), its
+// count the coefficients u it takes (-1: as many as its order or its table
+// has). Adding a law: its intensity and flux (a case of MakeLawTerms below,
+// or a header of its own) and a row here (docs/adding_an_op.md, "Adding a
+// law").
+#define JAXEXT_LIMB_DARK_LAWS(X)  \
+  X(kPolynomial, "polynomial", -1) \
+  X(kPower2, "power2", 2)          \
+  X(kNonlinear, "nonlinear", 4)    \
+  X(kSquareRoot, "square_root", 2) \
+  X(kLogarithmic, "logarithmic", 2) \
+  X(kExponential, "exponential", 2) \
+  X(kTabulated, "tabulated", -1)  // tabulated_law.h
+
 enum class Law : std::int32_t {
-  kPolynomial = 0,
-  kPower2 = 1,
-  kNonlinear = 2,
-  kSquareRoot = 3,
-  kLogarithmic = 4,
-  kExponential = 5,
-  kTabulated = 6,  // tabulated_law.h
+#define JAXEXT_LAW_ENUMERATOR_(name, text, count) name,
+  JAXEXT_LIMB_DARK_LAWS(JAXEXT_LAW_ENUMERATOR_)
+#undef JAXEXT_LAW_ENUMERATOR_
 };
-constexpr std::int32_t kLawCount = 7;
+#define JAXEXT_LAW_ONE_(name, text, count) +1
+constexpr std::int32_t kLawCount = 0 JAXEXT_LIMB_DARK_LAWS(JAXEXT_LAW_ONE_);
+#undef JAXEXT_LAW_ONE_
 
 // How many coefficients u a law takes; -1: as many as its table or its
 // order has (the polynomial and tabulated laws), or not a law.
 JAXEXT_HD constexpr int LawCoefficients(std::int32_t law) {
-  return law == static_cast<std::int32_t>(Law::kPower2)        ? 2
-         : law == static_cast<std::int32_t>(Law::kNonlinear)   ? 4
-         : law == static_cast<std::int32_t>(Law::kSquareRoot)  ? 2
-         : law == static_cast<std::int32_t>(Law::kLogarithmic) ? 2
-         : law == static_cast<std::int32_t>(Law::kExponential) ? 2
-                                                               : -1;
+#define JAXEXT_LAW_COUNT_(name, text, count) \
+  if (law == static_cast<std::int32_t>(Law::name)) return count;
+  JAXEXT_LIMB_DARK_LAWS(JAXEXT_LAW_COUNT_)
+#undef JAXEXT_LAW_COUNT_
+  return -1;
 }
 
 // The most terms of a law (nonlinear: four), and the most coefficients.

@@ -23,15 +23,16 @@ JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_TABLE_SIZE, kMaxTableSize);
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_CROSSING_RADIUS, static_cast<int64_t>(kMaxCrossingRadius));
 static_assert(kMaxCrossingRadius == static_cast<int64_t>(kMaxCrossingRadius),
               "exported as an integer");
-// kepler.limb_dark.LAWS: how many laws, and how many coefficients each takes.
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_COUNT, kLawCount);
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_1_COEFFICIENTS, LawCoefficients(1));
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_2_COEFFICIENTS, LawCoefficients(2));
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_3_COEFFICIENTS, LawCoefficients(3));
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_4_COEFFICIENTS, LawCoefficients(4));
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_5_COEFFICIENTS, LawCoefficients(5));
-JAXEXT_EXPORT_CONSTANT(LIMB_DARK_LAW_6_COEFFICIENTS, LawCoefficients(6));
-static_assert(kLawCount == 7, "one constant per law above");
+// kepler.limb_dark.LAWS, from laws.h's table: per law, its number
+// ("LIMB_DARK_LAW:<name>") and the coefficients it takes
+// ("LIMB_DARK_LAW_COEFFICIENTS:<name>", -1: any number).
+#define JAXEXT_EXPORT_LAW_(name, text, count)                                              \
+  static const ::jaxext::ExportConstant jaxext_exported_law_##name(                        \
+      "LIMB_DARK_LAW:" text, static_cast<std::int64_t>(Law::name));                        \
+  static const ::jaxext::ExportConstant jaxext_exported_law_coefficients_##name(           \
+      "LIMB_DARK_LAW_COEFFICIENTS:" text, LawCoefficients(static_cast<std::int32_t>(Law::name)));
+JAXEXT_LIMB_DARK_LAWS(JAXEXT_EXPORT_LAW_)
+#undef JAXEXT_EXPORT_LAW_
 
 namespace {
 

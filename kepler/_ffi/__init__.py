@@ -10,7 +10,8 @@
                         whose handler returns first derivatives with its
                         values (their own jax.custom_jvp);
   registration.register the handlers of every op, registered with XLA once;
-  target(op), constant(name)   what the compiled CPU module says of the ops.
+  target(op), constant(name), constants_named(prefix)
+                        what the compiled CPU module says of the ops.
 
 The ops themselves are listed once, in jaxlib_ext/ops.bzl (OPS); each has its
 module kepler/<op>.py.
@@ -27,3 +28,10 @@ def target(op):
 def constant(name):
   """An integer an op's C++ exports (JAXEXT_EXPORT_CONSTANT), e.g. LIMB_DARK_MAX_ORDER."""
   return _kepler_cpu.constants()[name]
+
+
+def constants_named(prefix):
+  """{rest of the name: value} of the exported integers whose names start
+  with `prefix` (e.g. "LIMB_DARK_LAW:", one per law)."""
+  return {name[len(prefix):]: value for name, value in _kepler_cpu.constants().items()
+          if name.startswith(prefix)}
