@@ -67,7 +67,7 @@ template <bool kFloat32Math, typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
   T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};  // the kernel's Params::d_du
-  const int n_du = law == kLightCurveTabulatedLaw ? order / 2 : order;
+  const int n_du = jaxext::limb_dark::DerivativesInU(law, order);
   for (int j = 0; d_du && j < n_du; ++j) du[j] = d_du[j];
   for (std::size_t i = 0; i < n; ++i) {
     const auto size = static_cast<std::int64_t>(group_size);
@@ -114,6 +114,8 @@ void LightCurveFloat32Math(const float* u, int order, std::size_t group_size, co
 
 int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law); }
 
+int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::DerivativesInU(law, order); }
+
 // The transit kernel's Element (jaxlib_ext/transit/transit_kernel.cu), one
 // element at a time.
 void Transit(const double* row, int order, int law, int geometry, const double* t,
@@ -122,7 +124,7 @@ void Transit(const double* row, int order, int law, int geometry, const double* 
   jaxext::transit::Outputs<double> o{};
   o.flux = out[0];
   const bool derivatives = out[1] != nullptr;
-  const int n_du = law == kLightCurveTabulatedLaw ? order / 2 : order;
+  const int n_du = jaxext::limb_dark::DerivativesInU(law, order);
   for (int j = 0; derivatives && j <= kParamCount; ++j) o.d[j] = out[1 + j];
   for (int j = 0; derivatives && j < n_du; ++j) o.du[j] = out[2 + kParamCount + j];
   for (std::size_t i = 0; i < n; ++i) {

@@ -44,6 +44,8 @@ constexpr int kTransitDerivatives = 8;
 // (jaxext::limb_dark::LowOrderCurveElementIn<float>).
 // LawCoefficientCount(law): the coefficients a law other than the
 // polynomial takes; -1 for the polynomial law or a number that is no law.
+// LawDerivativesInU(law, order): how many of a row's `order` coefficients
+// have a derivative (laws.h's DerivativesInU).
 // Transit: the transit kernel's elements i in [0, n) (its Element:
 // MakePlanetFromRow, then jaxext::transit::TransitElement, contacts found
 // per element) for one row of parameters `row` (the orbit, then `order`
@@ -68,6 +70,7 @@ constexpr int kTransitDerivatives = 8;
                              float* d_db, float* d_dr, float* const* d_du,        \
                              std::size_t n);                                      \
   int LawCoefficientCount(int law);                                               \
+  int LawDerivativesInU(int law, int order);                                      \
   void Transit(const double* row, int order, int law, int geometry, const double* t,   \
                const double* exposure, double* const* out, std::size_t n);            \
   }

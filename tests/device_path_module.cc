@@ -105,7 +105,7 @@ py::object LightCurveAs(const std::string& variant, int law, const py::array& u_
   const int order = static_cast<int>(u.shape(u.ndim() - 1));
   // The tabulated law's u: its grid, then the intensities, which alone
   // have derivatives.
-  const int n_du = law == kepler_device_path::kLightCurveTabulatedLaw ? order / 2 : order;
+  const int n_du = kepler_device_path::strict::LawDerivativesInU(law, order);
   const std::size_t n = static_cast<std::size_t>(b.size());
   const std::size_t groups = u.ndim() == 2 ? static_cast<std::size_t>(u.shape(0)) : 1;
   const std::vector<py::ssize_t> shape(b.shape(), b.shape() + b.ndim());
@@ -211,7 +211,7 @@ py::array_t<double> Transit(const std::string& variant, const py::array& row_in,
   if (order < 0 || law < 0 || law >= kepler_device_path::kLightCurveLawCount) {
     throw std::invalid_argument("the row or the law");
   }
-  const int n_du = law == kepler_device_path::kLightCurveTabulatedLaw ? order / 2 : order;
+  const int n_du = kepler_device_path::strict::LawDerivativesInU(law, order);
   const std::size_t n = static_cast<std::size_t>(t.shape(0));
   const py::ssize_t results = derivatives ? 1 + kepler_device_path::kTransitDerivatives + n_du : 1;
   Array out({results, static_cast<py::ssize_t>(n)});

@@ -297,8 +297,6 @@ int DrawOrder(int law) {
   return device::LawCoefficientCount(law);
 }
 
-int DerivativesInU(int law, int order) { return law == kTabulated ? order / 2 : order; }
-
 // ---------------------------------------------------------------------------
 // The light curve.
 
@@ -315,7 +313,7 @@ void LightCurveCalls(int law, int calls) {
     }
     // 0: the value alone, 1: and d/db, d/dr, 2: and d/du.
     const int outputs = static_cast<int>(g_draw.Unit() * 3);
-    const int n_du = DerivativesInU(law, order);
+    const int n_du = device::LawDerivativesInU(law, order);
     const std::string what = std::string("limb_dark ") + kLawNames[law] + " " +
                              jaxext::testing::TypeName<T>() + " outputs " +
                              std::to_string(outputs) + " u=" + Describe(u) + " b=" +
@@ -383,7 +381,7 @@ void TransitCalls(int law, int calls) {
     }
     // 0: the value alone, 1: and the parameters' and T's derivatives, 2: and d/du.
     const int outputs = static_cast<int>(g_draw.Unit() * 3);
-    const int n_du = DerivativesInU(law, order);
+    const int n_du = device::LawDerivativesInU(law, order);
     const std::string what = std::string("transit ") + kLawNames[law] + " " +
                              jaxext::testing::TypeName<T>() + " geometry " +
                              std::to_string(geometry) + " outputs " + std::to_string(outputs) +

@@ -46,12 +46,6 @@ inline std::string LawCoefficientsError(std::int32_t law, std::int64_t count,
   return "";
 }
 
-// The coefficients with a derivative: count, or M (the tabulated law's
-// intensities; its grid has none).
-inline int DerivativesInU(std::int32_t law, std::int64_t count) {
-  return static_cast<int>(law == static_cast<std::int32_t>(Law::kTabulated) ? count / 2 : count);
-}
-
 }  // namespace limb_dark
 }  // namespace jaxext
 

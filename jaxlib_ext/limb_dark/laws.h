@@ -78,6 +78,12 @@ JAXEXT_HD constexpr int LawCoefficients(std::int32_t law) {
   return -1;
 }
 
+// The coefficients of `count` that have a derivative: all of them, or the
+// tabulated law's M intensities (its grid of M points has none).
+JAXEXT_HD constexpr int DerivativesInU(std::int32_t law, int count) {
+  return law == static_cast<std::int32_t>(Law::kTabulated) ? count / 2 : count;
+}
+
 // The most terms of a law (nonlinear: four), and the most coefficients.
 constexpr int kMaxLawTerms = 4;
 

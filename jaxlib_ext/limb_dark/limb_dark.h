@@ -235,7 +235,7 @@ struct CurveRow {
 JAXEXT_HD_CALLED void MakeCurveRow(Law law, const double* u, int order, CurveRow* row) {
   row->law = law;
   row->order = order;
-  row->n_du = law == Law::kTabulated ? order / 2 : order;
+  row->n_du = DerivativesInU(static_cast<std::int32_t>(law), order);
   if (law == Law::kPolynomial) {
     row->norm = GreensRow(u, order, row->g, row->q);
   } else if (law == Law::kTabulated) {

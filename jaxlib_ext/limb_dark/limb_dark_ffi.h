@@ -67,7 +67,7 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
   if (const std::string error = LawCoefficientsError(law, order, "u"); !error.empty()) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": " + error);
   }
-  const int n_du = DerivativesInU(law, order);
+  const int n_du = DerivativesInU(law, static_cast<int>(order));
   const size_t extra = rest.size();
   const size_t extra_with_du = 2 + static_cast<size_t>(n_du);
   if (extra != 0 && extra != 2 && extra != extra_with_du) {

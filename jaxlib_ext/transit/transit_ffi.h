@@ -83,7 +83,7 @@ inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& params,
       !error.empty()) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": " + error);
   }
-  const int n_du = limb_dark::DerivativesInU(law, order);
+  const int n_du = limb_dark::DerivativesInU(law, static_cast<int>(order));
   const size_t extra = rest.size();
   const size_t with_d = kParamCount + 1;
   const size_t with_du = with_d + static_cast<size_t>(n_du);
