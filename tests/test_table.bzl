@@ -198,9 +198,9 @@ TESTS = {
         "wheel": False,
         "arm64": [],
     },
-    # The light curve's constant tables are what tools/limb_dark_nodes.py
+    # The light curve's constant tables are what tools/math_tables.py
     # writes, and hold what their users rely on.
-    "limb_dark_nodes_test": {
+    "math_tables_test": {
         "bazel": "own",
         "deps": [],
         "backends": ["cpu"],

@@ -8,13 +8,14 @@
 #define JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
-#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/math/nodes.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 namespace detail {
 

@@ -5,11 +5,12 @@
 #define JAXLIB_EXT_LIMB_DARK_GEOMETRY_H_
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // An occultor larger than this whose limb crosses the disk gives NaN: the
 // solution vector's terms (and the edge rules' r (r - b) against

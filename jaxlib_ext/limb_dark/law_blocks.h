@@ -30,14 +30,15 @@
 #include <cmath>
 #include <cstddef>
 
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/law_flux.h"
 #include "jaxlib_ext/limb_dark/laws.h"
-#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/math/nodes.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 namespace detail {
 
 // Points per block, and the lanes each rule's points are padded to.

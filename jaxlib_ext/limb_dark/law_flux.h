@@ -42,15 +42,16 @@
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/edge_rules.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/limb_dark/laws.h"
-#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/math/nodes.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 namespace detail {
 
@@ -285,8 +286,8 @@ struct LawRow {
 JAXEXT_HD LawRow MakeLawRow(Law law, const double* u) {
   LawRow row;
   const bool ok = detail::MakeLawTerms(law, u, &row.terms);
-  const double norm = ok ? detail::LawNormalisation(row.terms) : detail::NaN();
-  row.norm = norm > 0 ? norm : detail::NaN();
+  const double norm = ok ? detail::LawNormalisation(row.terms) : NaN();
+  row.norm = norm > 0 ? norm : NaN();
   return row;
 }
 

@@ -36,12 +36,13 @@
 #include <cstdint>
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
-#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/math/elementary.h"
+#include "jaxlib_ext/math/nodes.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // The laws the op takes, the one table of them: X(enumerator, name, count)
 // per law, its number (the op's `law` attribute) its row's position, its

@@ -11,7 +11,7 @@
 // coefficients in the Green's basis and its edge polynomial),
 // solution_vector.h (s_n and its derivatives), edge_rules.h (the blocked flux
 // as an integral over the occultor's edge), geometry.h, elliptic.h,
-// elementary.h, and nodes.h (tables written by tools/limb_dark_nodes.py).
+// elementary.h, and nodes.h (tables written by tools/math_tables.py).
 // law_blocks.h, the CPU loops' alone, evaluates the power laws' points in
 // blocks, one point per vector lane (limb_dark_cpu_loops.cc).
 //
@@ -42,7 +42,7 @@
 #include <cstdint>
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/limb_dark/law_flux.h"
 #include "jaxlib_ext/limb_dark/laws.h"
@@ -53,6 +53,7 @@
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // The most derivatives in u a point has, one result of the op each: the
 // polynomial law's coefficients or a table's intensities.
@@ -148,8 +149,8 @@ JAXEXT_HD void LowOrderCurveElementIn(const T* u, const T* b, const T* r, int or
   const M norm = static_cast<M>(norm64);
   const LowOrderPointOf<M> p =
       LowOrderLightCurvePoint(static_cast<M>(b[i]), static_cast<M>(r[i]), g, norm);
-  const bool finite_law = detail::IsFinite(norm) && detail::IsFinite(g[0]) &&
-                          detail::IsFinite(g[1]) && detail::IsFinite(g[2]);
+  const bool finite_law = IsFinite(norm) && IsFinite(g[0]) &&
+                          IsFinite(g[1]) && IsFinite(g[2]);
   if (!(p.ok && finite_law)) {
     PolynomialCurveCall(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
     return;

@@ -7,13 +7,14 @@
 #define JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_FLUX_H_
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // One point of the light curve, what every handler computes per element:
 // with g[0..order] the Green's-basis coefficients, q[0..order + 1] the edge

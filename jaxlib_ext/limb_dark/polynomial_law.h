@@ -5,12 +5,13 @@
 #define JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_LAW_H_
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // The Green's-basis coefficients g_0..g_N of the law with coefficients
 // u_1..u_N (u[0..N-1]), sec. 1: p = A1 u (with u_0 = -1), then g by downward

@@ -7,13 +7,14 @@
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/edge_rules.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
-#include "jaxlib_ext/limb_dark/elliptic.h"
+#include "jaxlib_ext/math/elementary.h"
+#include "jaxlib_ext/math/elliptic.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
 
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // The largest order N (number of coefficients u) the op accepts: the paper
 // finds the closed form loses precision past N ~ 25 (sec. 9; the g_n grow and

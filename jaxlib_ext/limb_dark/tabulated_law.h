@@ -35,9 +35,9 @@
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/edge_rules.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
-#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/math/nodes.h"
 #include "jaxlib_ext/limb_dark/polynomial_flux.h"
 #include "jaxlib_ext/limb_dark/polynomial_law.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
@@ -45,6 +45,7 @@
 namespace jaxext {
 namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
+using namespace ::jaxext::math;
 
 // The most grid points a table may have (model atmospheres give tens): its
 // coefficients u are the grid and the intensities, 2 K of them.

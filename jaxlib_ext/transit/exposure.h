@@ -25,6 +25,7 @@
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
+#include "jaxlib_ext/math/nodes.h"
 #include "jaxlib_ext/transit/contacts.h"
 #include "jaxlib_ext/transit/orbit.h"
 #include "jaxlib_ext/transit/planet_flux.h"
@@ -38,54 +39,22 @@ constexpr int kMaxDerivativesInU = limb_dark::kMaxDerivativesInU;
 
 namespace detail {
 
-// cos(x) for x in [0, pi] by its Taylor series (40 terms; the rules'
-// starting points only).
-JAXEXT_HD constexpr double TaylorCos(double x) {
-  double term = 1, sum = 1;
-  for (int k = 1; k < 40; ++k) {
-    term *= -x * x / ((2 * k - 1) * (2 * k));
-    sum += term;
-  }
-  return sum;
-}
-
 // The Gauss-Legendre rules on [0, 1] of the counts GaussRuleIndex chooses,
-// one after another (rule k: count[k] nodes from start[k], ascending).
+// one after another in nodes.h's ExposureRuleNode and ExposureRuleWeight
+// (rule k: count[k] nodes from start[k], ascending).
 constexpr int kRuleCount = 8;
 struct GaussRules {
   int count[kRuleCount], start[kRuleCount];
-  double x[64], w[64];
 };
-
-// The rules, computed at compile time: the roots of the Legendre polynomial
-// P_n by Newton's method from cos(pi (i + 3/4) / (n + 1/2)), the weights
-// 2 / ((1 - x^2) P_n'(x)^2) on [-1, 1]; mapped to [0, 1].
 JAXEXT_HD constexpr GaussRules MakeGaussRules() {
-  GaussRules rules = {{3, 4, 5, 6, 8, 10, 12, 16}, {}, {}, {}};
+  constexpr auto counts = math::ExposureRuleCount();
+  static_assert(sizeof(counts.v) / sizeof(counts.v[0]) == kRuleCount, "nodes.h's rules");
+  GaussRules rules = {};
   int at = 0;
   for (int k = 0; k < kRuleCount; ++k) {
-    const int n = rules.count[k];
+    rules.count[k] = counts.v[k];
     rules.start[k] = at;
-    for (int i = 0; i < n; ++i) {
-      double x = TaylorCos(kPi * (i + 0.75) / (n + 0.5));
-      double derivative = 1;
-      for (int it = 0; it < 100; ++it) {
-        double p0 = 1, p1 = x;
-        for (int m = 2; m <= n; ++m) {
-          const double p2 = ((2 * m - 1) * x * p1 - (m - 1) * p0) / m;
-          p0 = p1;
-          p1 = p2;
-        }
-        derivative = n * (x * p1 - p0) / (x * x - 1);
-        const double step = p1 / derivative;
-        x -= step;
-        if (step == 0) break;
-      }
-      // Root i of P_n is the i-th from +1: ascending on [0, 1] as (1 - x) / 2.
-      rules.x[at + i] = (1 - x) / 2;
-      rules.w[at + i] = 1 / ((1 - x * x) * derivative * derivative);
-    }
-    at += n;
+    at += counts.v[k];
   }
   return rules;
 }
@@ -111,8 +80,7 @@ JAXEXT_HD int GaussRuleIndex(double length, bool at_breakpoint) {
 JAXEXT_HD double Grade(double x) { return x * x * (3 - 2 * x); }
 JAXEXT_HD double GradeSlope(double x) { return 6 * x * (1 - x); }
 JAXEXT_HD double InverseGrade(double y) {
-  using limb_dark::detail::Asin;
-  double x = 0.5 - Sin(Asin(1 - 2 * y) / 3);
+  double x = 0.5 - Sin(math::Asin(1 - 2 * y) / 3);
   const double slope = GradeSlope(x);
   if (slope > 0) x -= (Grade(x) - y) / slope;
   return x < 0 ? 0 : x > 1 ? 1 : x;
@@ -146,9 +114,11 @@ JAXEXT_HD int VisitWindowPart(const Contacts& c, double lo, double hi, double sh
     const double x_p = p <= start ? 0.0 : InverseGrade((p - start) / length);
     const double x_q = q >= end ? 1.0 : InverseGrade((q - start) / length);
     constexpr GaussRules rules = MakeGaussRules();
+    constexpr auto nodes = math::ExposureRuleNode();
+    constexpr auto weights = math::ExposureRuleWeight();
     const int k = GaussRuleIndex(x_q - x_p, x_p == 0 || x_q == 1);
-    VisitRule(start, length, x_p, x_q, shift, rules.x + rules.start[k], rules.w + rules.start[k],
-              rules.count[k], visit);
+    VisitRule(start, length, x_p, x_q, shift, nodes.v + rules.start[k],
+              weights.v + rules.start[k], rules.count[k], visit);
     count += rules.count[k];
   }
   return count;

@@ -18,7 +18,7 @@
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 
 
 namespace jaxext {
@@ -46,16 +46,16 @@ enum class Geometry { kImpactParameter = 0, kInclination = 1 };
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 namespace detail {
-using limb_dark::kPi;
-using limb_dark::detail::Abs;
-using limb_dark::detail::Atan2;
-using limb_dark::detail::Ceil;
-using limb_dark::detail::Cos;
-using limb_dark::detail::Floor;
-using limb_dark::detail::IsFinite;
-using limb_dark::detail::NaN;
-using limb_dark::detail::Sin;
-using limb_dark::detail::Sqrt;
+using math::kPi;
+using math::Abs;
+using math::Atan2;
+using math::Ceil;
+using math::Cos;
+using math::Floor;
+using math::IsFinite;
+using math::NaN;
+using math::Sin;
+using math::Sqrt;
 // The eccentric anomaly at the true anomaly f (e < 1): tan(E/2) =
 // sqrt((1-e)/(1+e)) tan(f/2).
 JAXEXT_HD double EccentricAnomalyAt(double f, double e) {

@@ -53,7 +53,7 @@ JAXEXT_HD TransitWindow MakeTransitWindow(const Orbit& o, double r) {
   const double s = kWiden * (1 + r) / (o.a * (1 - o.e));
   // delta_w below about 1.43 (sin 0.99): the opposite side stays behind.
   if (!o.valid || !(s < 0.99) || !(o.sin_i > 0)) return w;
-  const double delta = limb_dark::detail::Asin(s);
+  const double delta = math::Asin(s);
   const double f_c = kPi / 2 - o.omega;
   // The mean anomalies at f_c -+ delta_w, relative to M_c, into
   // (-2 pi, 0] and [0, 2 pi).

@@ -1,6 +1,6 @@
-"""The light curve's constant tables (jaxlib_ext/limb_dark/nodes.h).
+"""The light curve's constant tables (jaxlib_ext/math/nodes.h).
 
-The header is what tools/limb_dark_nodes.py writes, byte for byte; and its
+The header is what tools/math_tables.py writes, byte for byte; and its
 tables, as the doubles a compiler reads from it, do what the edge rules and
 Atan2NonNegative rely on, checked here against mpmath on their own terms:
 each Gauss-Legendre rule integrates the monomials it must integrate exactly,
@@ -15,12 +15,12 @@ import re
 from absl.testing import absltest
 import mpmath as mp
 
-HEADER = "jaxlib_ext/limb_dark/nodes.h"
-SCRIPT = "tools/limb_dark_nodes.py"
+HEADER = "jaxlib_ext/math/nodes.h"
+SCRIPT = "tools/math_tables.py"
 
 
 def _load_script():
-  spec = importlib.util.spec_from_file_location("limb_dark_nodes", SCRIPT)
+  spec = importlib.util.spec_from_file_location("math_tables", SCRIPT)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
   return module
@@ -55,7 +55,8 @@ class NodesTest(absltest.TestCase):
         "HalfPeriodCos<17>", "HalfPeriodCos<33>", "HalfPeriodMidCos<8>", "HalfPeriodMidCos<16>",
         "HalfPeriodMidCos<32>", "GaussHalfPiCos", "GaussHalfPiSin2",
         "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "GradedHalfPiCos",
-        "GradedHalfPiSin2", "GradedHalfPiWeight", "ExponentialTermTails", "AtanCoefficients"]))
+        "GradedHalfPiSin2", "GradedHalfPiWeight", "ExponentialTermTails", "AtanCoefficients",
+        "ExposureRuleCount", "ExposureRuleNode", "ExposureRuleWeight"]))
 
   def test_exponential_term(self):
     # sum_i d_i z^i = integral from z to 1 of t / (e^t - 1) dt, over 1 - z
@@ -110,6 +111,30 @@ class NodesTest(absltest.TestCase):
       got = mp.fsum(mp.mpf(w) * mp.mpf(c) ** (2 * m) for c, w in zip(cos, weights))
       want = mp.pi / 2 * mp.binomial(2 * m, m) / mp.mpf(4) ** m
       self.assertLess(abs(got / want - 1), 1e-15, m)
+
+  def test_exposure_rules_are_exact_to_their_degree(self):
+    # Rule k of n points on [0, 1]: ascending nodes inside (0, 1), symmetric
+    # about 1/2, and every monomial of degree <= 2 n - 1 integrated to a few
+    # ulps; degree 2 n with Gauss's error (the rule is Gauss's, of that many
+    # points).
+    mp.mp.dps = 30
+    counts = [int(c) for c in self.tables["ExposureRuleCount"]]
+    nodes, weights = self.tables["ExposureRuleNode"], self.tables["ExposureRuleWeight"]
+    self.assertEqual(sum(counts), len(nodes))
+    start = 0
+    for n in counts:
+      x, w = nodes[start:start + n], weights[start:start + n]
+      start += n
+      self.assertTrue(all(0 < a < b < 1 for a, b in zip(x, x[1:])), n)
+      for a, b in zip(x, reversed(x)):
+        self.assertAlmostEqual(a + b, 1.0, delta=4e-16)
+      for k in range(2 * n + 1):
+        error = abs(mp.fsum(mp.mpf(wj) * mp.mpf(xj) ** k for xj, wj in zip(x, w)) - mp.mpf(1) / (k + 1))
+        if k < 2 * n:
+          self.assertLess(error * (k + 1), 8e-16, (n, k))
+        elif (gauss_error := mp.factorial(n) ** 4 / ((2 * n + 1) * mp.factorial(2 * n) ** 2)) > 1e-12:
+          # Gauss's error for x^(2 n): (n!)^4 / ((2 n + 1) ((2 n)!)^2).
+          self.assertAlmostEqual(error / gauss_error, 1.0, delta=1e-3, msg=(n, k))
 
   def test_atan_polynomial(self):
     mp.mp.dps = 30

@@ -1,17 +1,16 @@
 // Complete elliptic integrals for the light curve: Bulirsch's general
 // integral cel (R. Bulirsch, Numer. Math. 13, 305, 1969) and the combinations
 // of it the solution vector needs, one pass of the iteration for several.
-#ifndef JAXLIB_EXT_LIMB_DARK_ELLIPTIC_H_
-#define JAXLIB_EXT_LIMB_DARK_ELLIPTIC_H_
+#ifndef JAXLIB_EXT_MATH_ELLIPTIC_H_
+#define JAXLIB_EXT_MATH_ELLIPTIC_H_
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/elementary.h"
+#include "jaxlib_ext/math/elementary.h"
 
 namespace jaxext {
-namespace limb_dark {
+namespace math {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
-namespace detail {
 
 // One step of Bulirsch's iteration (R. Bulirsch, Numer. Math. 13, 305,
 // 1969), in the pieces Cel, CelP1 and CelFixedSteps share. The iteration
@@ -164,10 +163,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTripleOf<F> CelFixedSteps(F kc, F p3, F a3, F 
   return {{d, c, d + kc * kc * c}, third, converged};
 }
 
-}  // namespace detail
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
+}  // namespace math
 }  // namespace jaxext
 
-#endif  // JAXLIB_EXT_LIMB_DARK_ELLIPTIC_H_
+#endif  // JAXLIB_EXT_MATH_ELLIPTIC_H_

@@ -1,11 +1,11 @@
 // The light curve's elementary functions, for host and device code: pi in
 // two parts, the C math functions it calls (std::'s on the host, the global
 // ones on the device path) and a branch-free atan2.
-#ifndef JAXLIB_EXT_LIMB_DARK_ELEMENTARY_H_
-#define JAXLIB_EXT_LIMB_DARK_ELEMENTARY_H_
+#ifndef JAXLIB_EXT_MATH_ELEMENTARY_H_
+#define JAXLIB_EXT_MATH_ELEMENTARY_H_
 
 #include "jaxlib_ext/host_device.h"
-#include "jaxlib_ext/limb_dark/nodes.h"
+#include "jaxlib_ext/math/nodes.h"
 
 #include <cstdint>
 
@@ -14,46 +14,45 @@
 #endif
 
 namespace jaxext {
-namespace limb_dark {
+namespace math {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kPiLo = 1.2246467991473532e-16;  // pi - kPi
 
-namespace detail {
 
 // The device path calls the global C functions, which nvcc declares for
 // device code (host_device.h includes <math.h> for a host compiler that
 // runs that path); the host path, std::'s.
 #if JAXEXT_DEVICE_PATH
-#define LIMB_DARK_STD(f) ::f
+#define JAXEXT_STD(f) ::f
 #else
-#define LIMB_DARK_STD(f) std::f
+#define JAXEXT_STD(f) std::f
 #endif
 
-JAXEXT_HD double Sqrt(double x) { return LIMB_DARK_STD(sqrt)(x); }
-JAXEXT_HD double Abs(double x) { return LIMB_DARK_STD(fabs)(x); }
-JAXEXT_HD double Fma(double x, double y, double z) { return LIMB_DARK_STD(fma)(x, y, z); }
-JAXEXT_HD double Acos(double x) { return LIMB_DARK_STD(acos)(x); }
-JAXEXT_HD double Asin(double x) { return LIMB_DARK_STD(asin)(x); }
-JAXEXT_HD double Sin(double x) { return LIMB_DARK_STD(sin)(x); }
-JAXEXT_HD double Cos(double x) { return LIMB_DARK_STD(cos)(x); }
-JAXEXT_HD double Expm1(double x) { return LIMB_DARK_STD(expm1)(x); }
-JAXEXT_HD double Log(double x) { return LIMB_DARK_STD(log)(x); }
-JAXEXT_HD double Asinh(double x) { return LIMB_DARK_STD(asinh)(x); }
-JAXEXT_HD double Acosh(double x) { return LIMB_DARK_STD(acosh)(x); }
-JAXEXT_HD double Atan2(double y, double x) { return LIMB_DARK_STD(atan2)(y, x); }
-JAXEXT_HD double Floor(double x) { return LIMB_DARK_STD(floor)(x); }
-JAXEXT_HD double Ceil(double x) { return LIMB_DARK_STD(ceil)(x); }
-JAXEXT_HD bool IsFinite(double x) { return LIMB_DARK_STD(isfinite)(x); }
-JAXEXT_HD double NaN() { return LIMB_DARK_STD(nan)(""); }
+JAXEXT_HD double Sqrt(double x) { return JAXEXT_STD(sqrt)(x); }
+JAXEXT_HD double Abs(double x) { return JAXEXT_STD(fabs)(x); }
+JAXEXT_HD double Fma(double x, double y, double z) { return JAXEXT_STD(fma)(x, y, z); }
+JAXEXT_HD double Acos(double x) { return JAXEXT_STD(acos)(x); }
+JAXEXT_HD double Asin(double x) { return JAXEXT_STD(asin)(x); }
+JAXEXT_HD double Sin(double x) { return JAXEXT_STD(sin)(x); }
+JAXEXT_HD double Cos(double x) { return JAXEXT_STD(cos)(x); }
+JAXEXT_HD double Expm1(double x) { return JAXEXT_STD(expm1)(x); }
+JAXEXT_HD double Log(double x) { return JAXEXT_STD(log)(x); }
+JAXEXT_HD double Asinh(double x) { return JAXEXT_STD(asinh)(x); }
+JAXEXT_HD double Acosh(double x) { return JAXEXT_STD(acosh)(x); }
+JAXEXT_HD double Atan2(double y, double x) { return JAXEXT_STD(atan2)(y, x); }
+JAXEXT_HD double Floor(double x) { return JAXEXT_STD(floor)(x); }
+JAXEXT_HD double Ceil(double x) { return JAXEXT_STD(ceil)(x); }
+JAXEXT_HD bool IsFinite(double x) { return JAXEXT_STD(isfinite)(x); }
+JAXEXT_HD double NaN() { return JAXEXT_STD(nan)(""); }
 JAXEXT_HD double Max(double a, double b) { return a > b ? a : b; }
 JAXEXT_HD double Min(double a, double b) { return a < b ? a : b; }
 // The float32 twins of those the low-order path calls (polynomial_flux.h's
 // LowOrderLightCurvePoint<float>).
-JAXEXT_HD float Sqrt(float x) { return LIMB_DARK_STD(sqrt)(x); }
-JAXEXT_HD float Abs(float x) { return LIMB_DARK_STD(fabs)(x); }
-JAXEXT_HD bool IsFinite(float x) { return LIMB_DARK_STD(isfinite)(x); }
+JAXEXT_HD float Sqrt(float x) { return JAXEXT_STD(sqrt)(x); }
+JAXEXT_HD float Abs(float x) { return JAXEXT_STD(fabs)(x); }
+JAXEXT_HD bool IsFinite(float x) { return JAXEXT_STD(isfinite)(x); }
 JAXEXT_HD float Max(float a, float b) { return a > b ? a : b; }
 JAXEXT_HD float Min(float a, float b) { return a < b ? a : b; }
 
@@ -221,12 +220,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE SinCos SinCosOfNode(double x) {
 #endif
 }
 
-#undef LIMB_DARK_STD
+#undef JAXEXT_STD
 
-}  // namespace detail
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
+}  // namespace math
 }  // namespace jaxext
 
-#endif  // JAXLIB_EXT_LIMB_DARK_ELEMENTARY_H_
+#endif  // JAXLIB_EXT_MATH_ELEMENTARY_H_
