@@ -36,7 +36,7 @@ MAX_CROSSING_RADIUS = float(_ffi.constant("LIMB_DARK_MAX_CROSSING_RADIUS"))
 # The laws `light_curve` takes, by name, in the order of the handler's `law`
 # attribute, each with the number of coefficients u it takes (None: any
 # number, up to MAX_ORDER for the polynomial law's order, MAX_TABLE_SIZE for
-# the tabulated law's grid points): jaxlib_ext/limb_dark/laws.h's table
+# the tabulated law's grid points): jaxlib_ext/limb_dark/law_table.h's table
 # (JAXEXT_LIMB_DARK_LAWS), as the compiled module exports it.
 _LAW_NUMBERS = _ffi.constants_named("LIMB_DARK_LAW:")
 _LAW_NAMES = tuple(sorted(_LAW_NUMBERS, key=_LAW_NUMBERS.get))

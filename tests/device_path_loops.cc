@@ -19,11 +19,6 @@
 
 static_assert(kepler_device_path::kLightCurveMaxOrder == jaxext::limb_dark::kMaxOrder,
               "device_path_loops.h's kLightCurveMaxOrder must be solution_vector.h's kMaxOrder");
-static_assert(kepler_device_path::kLightCurveLawCount == jaxext::limb_dark::kLawCount,
-              "tests/device_path_loops.h's kLightCurveLawCount is laws.h's kLawCount");
-static_assert(kepler_device_path::kLightCurveTabulatedLaw ==
-                  static_cast<int>(jaxext::limb_dark::Law::kTabulated),
-              "tests/device_path_loops.h's kLightCurveTabulatedLaw is laws.h's kTabulated");
 static_assert(kepler_device_path::kLightCurveMaxTableSize == jaxext::limb_dark::kMaxTableSize,
               "tests/device_path_loops.h's kLightCurveMaxTableSize is kMaxTableSize");
 

@@ -10,16 +10,28 @@
 
 #include <cstddef>
 
+#include "jaxlib_ext/limb_dark/law_table.h"
+
 namespace kepler_device_path {
 
 // The most coefficients a law of LightCurve may have (limb_dark.h's
 // kMaxOrder; device_path_loops.cc checks that the two agree).
 constexpr int kLightCurveMaxOrder = 32;
-// How many laws there are (laws.h's kLawCount, checked there too).
-constexpr int kLightCurveLawCount = 7;
-// The tabulated law's number (laws.h's Law::kTabulated) and its most grid
-// points (tabulated_law.h's kMaxTableSize), checked there too.
-constexpr int kLightCurveTabulatedLaw = 6;
+// The laws, numbered as laws.h's Law (from the same table, law_table.h):
+// how many, their names, the tabulated law's number; and the tabulated
+// law's most grid points (tabulated_law.h's kMaxTableSize, checked there).
+enum class LightCurveLaw : int {
+#define KEPLER_DEVICE_PATH_LAW_(name, text, count) name,
+  JAXEXT_LIMB_DARK_LAWS(KEPLER_DEVICE_PATH_LAW_)
+#undef KEPLER_DEVICE_PATH_LAW_
+};
+inline constexpr const char* kLightCurveLawNames[] = {
+#define KEPLER_DEVICE_PATH_LAW_(name, text, count) text,
+    JAXEXT_LIMB_DARK_LAWS(KEPLER_DEVICE_PATH_LAW_)
+#undef KEPLER_DEVICE_PATH_LAW_
+};
+constexpr int kLightCurveLawCount = sizeof(kLightCurveLawNames) / sizeof(kLightCurveLawNames[0]);
+constexpr int kLightCurveTabulatedLaw = static_cast<int>(LightCurveLaw::kTabulated);
 constexpr int kLightCurveMaxTableSize = 128;
 // The transit row's orbital parameters, and the derivatives before dF/du:
 // those parameters' and dF/dT (transit/orbit.h's kParamCount + 1).

@@ -695,16 +695,18 @@ class Float32MathTest(parameterized.TestCase):
                                  False, 0, True)
 
 
-# The laws other than the polynomial (limb_dark.light_curve's law=), by the
-# number the op's `law` attribute carries: a law of each with a positive
-# intensity.
-DEVICE_LAWS = {
-    1: ("power2", (0.6, 0.5)),
-    2: ("nonlinear", (0.5, 0.1, 0.1, -0.1)),
-    3: ("square_root", (0.3, 0.4)),
-    4: ("logarithmic", (0.6, 0.2)),
-    5: ("exponential", (0.5, 0.2)),
+# The laws other than the polynomial and the tabulated (limb_dark.light_curve's
+# law=, which have cases of their own), by the number the op's `law`
+# attribute carries (their place in limb_dark.LAWS): a law of each with a
+# positive intensity. test_every_law_has_a_case holds this to LAWS.
+_LAW_CASES = {
+    "power2": (0.6, 0.5),
+    "nonlinear": (0.5, 0.1, 0.1, -0.1),
+    "square_root": (0.3, 0.4),
+    "logarithmic": (0.6, 0.2),
+    "exponential": (0.5, 0.2),
 }
+DEVICE_LAWS = {list(limb_dark.LAWS).index(name): (name, u) for name, u in _LAW_CASES.items()}
 
 
 class LawsTest(parameterized.TestCase):
@@ -713,6 +715,11 @@ class LawsTest(parameterized.TestCase):
   law): every region's points, the value and every derivative. The device
   path calls libm's log and expm1 where the CPU loops call their own
   (elementary.h): a few ulps apart."""
+
+  def test_every_law_has_a_case(self):
+    self.assertEqual(sorted(_LAW_CASES), sorted(set(limb_dark.LAWS) - {"polynomial", "tabulated"}))
+    for name, u in _LAW_CASES.items():
+      self.assertEqual(len(u), limb_dark.LAWS[name], name)
 
   @parameterized.parameters(*DEVICE_LAWS)
   def test_against_the_cpu_op(self, law):

@@ -265,9 +265,6 @@ void KeplerCalls(int calls) {
 // The laws' coefficients: ordinary ones (a positive intensity), with
 // extremes among them.
 
-const char* const kLawNames[] = {"polynomial", "power2", "nonlinear", "square_root",
-                                 "logarithmic", "exponential", "tabulated"};
-
 std::vector<double> Coefficients(int law, int order) {
   std::vector<double> u;
   if (law == kTabulated) {
@@ -314,7 +311,8 @@ void LightCurveCalls(int law, int calls) {
     // 0: the value alone, 1: and d/db, d/dr, 2: and d/du.
     const int outputs = static_cast<int>(g_draw.Unit() * 3);
     const int n_du = device::LawDerivativesInU(law, order);
-    const std::string what = std::string("limb_dark ") + kLawNames[law] + " " +
+    const std::string what = std::string("limb_dark ") +
+                             kepler_device_path::kLightCurveLawNames[law] + " " +
                              jaxext::testing::TypeName<T>() + " outputs " +
                              std::to_string(outputs) + " u=" + Describe(u) + " b=" +
                              Describe(b) + " r=" + Describe(r);
@@ -382,7 +380,8 @@ void TransitCalls(int law, int calls) {
     // 0: the value alone, 1: and the parameters' and T's derivatives, 2: and d/du.
     const int outputs = static_cast<int>(g_draw.Unit() * 3);
     const int n_du = device::LawDerivativesInU(law, order);
-    const std::string what = std::string("transit ") + kLawNames[law] + " " +
+    const std::string what = std::string("transit ") +
+                             kepler_device_path::kLightCurveLawNames[law] + " " +
                              jaxext::testing::TypeName<T>() + " geometry " +
                              std::to_string(geometry) + " outputs " + std::to_string(outputs) +
                              " row=" + Describe(row) + " t=" + Describe(t) +

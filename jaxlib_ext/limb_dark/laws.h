@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/law_table.h"
 #include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/math/nodes.h"
 
@@ -44,22 +45,7 @@ namespace limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
-// The laws the op takes, the one table of them: X(enumerator, name, count)
-// per law, its number (the op's `law` attribute) its row's position, its
-// name kepler.limb_dark's (LAWS, read from the CPU module's constants), its
-// count the coefficients u it takes (-1: as many as its order or its table
-// has). Adding a law: its intensity and flux (a case of MakeLawTerms below,
-// or a header of its own) and a row here (docs/adding_an_op.md, "Adding a
-// law").
-#define JAXEXT_LIMB_DARK_LAWS(X)  \
-  X(kPolynomial, "polynomial", -1) \
-  X(kPower2, "power2", 2)          \
-  X(kNonlinear, "nonlinear", 4)    \
-  X(kSquareRoot, "square_root", 2) \
-  X(kLogarithmic, "logarithmic", 2) \
-  X(kExponential, "exponential", 2) \
-  X(kTabulated, "tabulated", -1)  // tabulated_law.h
-
+// The laws, numbered by law_table.h's rows.
 enum class Law : std::int32_t {
 #define JAXEXT_LAW_ENUMERATOR_(name, text, count) name,
   JAXEXT_LIMB_DARK_LAWS(JAXEXT_LAW_ENUMERATOR_)
