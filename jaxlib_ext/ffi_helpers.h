@@ -59,30 +59,40 @@ inline ffi::Error CheckSameShapeAndType(const char* op,
   return ffi::Error::Success();
 }
 
-// A shared operand of rows, `rows` of shape (K..., width), each row serving
-// the elements of `like` (shape (K..., R...)) under it: checks the shapes
-// and sets *groups to the product of K. `width` names the row's last
-// dimension in the message.
-inline ffi::Error CheckRows(const char* op, const char* rows_name, const ffi::AnyBuffer& rows,
-                            const char* like_name, const ffi::AnyBuffer& like, const char* width,
-                            size_t* groups) {
-  const auto rd = rows.dimensions();
-  const auto ld = like.dimensions();
-  if (rd.size() < 1 || rd.size() - 1 > ld.size()) {
-    return ffi::Error::InvalidArgument(std::string(op) + ": " + rows_name + " has shape " +
-                                       ShapeString(rd) + ", which is not (K..., " + width +
-                                       ") for " + like_name + " of shape " + ShapeString(ld));
+// The buffers of a row op: `rows` of shape (K..., W), each row serving the
+// elements under it of the elementwise buffers (arguments and the first
+// result: one shape, which starts with K..., and one dtype, rows' too).
+// Sets *width to W, *group_size to the elements a row serves and *n to
+// their number in all. `width_name` names W in the messages.
+inline ffi::Error CheckRowCall(const char* op, Named rows, std::initializer_list<Named> elementwise,
+                               const char* width_name, int64_t* width, size_t* group_size,
+                               size_t* n) {
+  if (ffi::Error err = CheckSameShapeAndType(op, elementwise); err.failure()) return err;
+  const Named& like = *elementwise.begin();
+  if (rows.buffer.element_type() != like.buffer.element_type()) {
+    return ffi::Error::InvalidArgument(std::string(op) + ": " + rows.name + " must have " +
+                                       like.name + "'s dtype");
   }
-  *groups = 1;
+  const auto rd = rows.buffer.dimensions();
+  const auto ld = like.buffer.dimensions();
+  if (rd.size() < 1 || rd.size() - 1 > ld.size()) {
+    return ffi::Error::InvalidArgument(std::string(op) + ": " + rows.name + " has shape " +
+                                       ShapeString(rd) + ", which is not (K..., " + width_name +
+                                       ") for " + like.name + " of shape " + ShapeString(ld));
+  }
+  size_t groups = 1;
   for (size_t d = 0; d + 1 < rd.size(); ++d) {
     if (rd[d] != ld[d]) {
       return ffi::Error::InvalidArgument(std::string(op) + ": the leading dimensions of " +
-                                         rows_name + " " + ShapeString(rd) +
-                                         " are not those of " + like_name + " " +
+                                         rows.name + " " + ShapeString(rd) +
+                                         " are not those of " + like.name + " " +
                                          ShapeString(ld));
     }
-    *groups *= static_cast<size_t>(rd[d]);
+    groups *= static_cast<size_t>(rd[d]);
   }
+  *width = rd.back();
+  *n = like.buffer.element_count();
+  *group_size = groups ? *n / groups : 0;
   return ffi::Error::Success();
 }
 
@@ -104,6 +114,20 @@ ffi::Error RestResultsData(const char* op, const char* like_name, const ffi::Any
     data[k] = buffer.untyped_data();
   }
   return ffi::Error::Success();
+}
+
+// The binding of a row op's handler (CheckRowCall) up to its attributes:
+// `Context` (XLA's thread pool, or its CUDA stream), the rows, two
+// elementwise arguments, the first result and any after it.
+template <typename Context>
+auto BindRowOp() {
+  return ffi::Ffi::Bind()
+      .Ctx<Context>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .RemainingRets();
 }
 
 // The dtypes the kernels compute in: X(C++ type, XLA DataType, numpy name).

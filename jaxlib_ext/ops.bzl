@@ -73,12 +73,14 @@ def ffi_targets_header(name, out):
         cmd = "cat > $@ <<'EOF'\n%s\nEOF" % "\n".join(lines),
     )
 
-def op_targets(deps = [], cpu_loops_copts = []):
+def op_targets(deps = [], ffi_deps = [], cpu_loops_copts = []):
     """The targets of an op's folder jaxlib_ext/<op>/, from its files' names.
 
     `deps`: what the op's math header includes beyond jaxlib_ext/host_device.h
     (e.g. another op's math library, //jaxlib_ext/kepler_solve); every target
-    of the op reaches it through <op>. Call it once in
+    of the op reaches it through <op>. `ffi_deps`: another op's checks
+    that <op>_ffi.h includes (e.g. //jaxlib_ext/limb_dark:limb_dark_ffi, the
+    checks of a law). Call it once in
     jaxlib_ext/<op>/BUILD.bazel, after
     package(default_visibility = ["//visibility:public"]); <op> is the
     folder's name.
@@ -121,7 +123,7 @@ def op_targets(deps = [], cpu_loops_copts = []):
     native.cc_library(
         name = op + "_ffi",
         hdrs = [op + "_ffi.h"],
-        deps = [":" + op, Label("//jaxlib_ext:ffi_helpers"), ffi],
+        deps = [":" + op, Label("//jaxlib_ext:ffi_helpers"), ffi] + ffi_deps,
     )
     per_isa_cc_library(
         name = "cpu_loops",
@@ -141,8 +143,7 @@ def op_targets(deps = [], cpu_loops_copts = []):
             Label("//jaxlib_ext:constants"),
             Label("//jaxlib_ext:ffi_helpers"),
             Label("//jaxlib_ext:ffi_targets"),
-            Label("//jaxlib_ext/cpu:cpu_isa"),
-            Label("//jaxlib_ext/cpu:parallel_for"),
+            Label("//jaxlib_ext/cpu:cpu_handler"),
             ffi,
         ],
     )

@@ -4,8 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "jaxlib_ext/cpu/cpu_isa.h"
-#include "jaxlib_ext/cpu/parallel_for.h"
+#include "jaxlib_ext/cpu/cpu_handler.h"
 #include "jaxlib_ext/ffi_helpers.h"
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/kepler_solve/kepler_solve_cpu_loops.h"
@@ -66,23 +65,21 @@ ffi::Error KeplerSolveCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer mean_a
       return err;
     }
   }
-  const IsaChoice& isa = ActiveCpuIsa();
-  if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
   const size_t n = mean_anomaly.element_count();
-  return DispatchFloat(kOp, mean_anomaly.element_type(), [&](auto zero) {
+  return RunOnCpu(kOp, mean_anomaly.element_type(), [&](auto zero, CpuIsa isa) {
     using T = decltype(zero);
     const T* m = mean_anomaly.typed_data<T>();
     const T* e = ecc.typed_data<T>();
     T* s = out_sin->typed_data<T>();
     T* c = out_cos->typed_data<T>();
     if (!jvp) {
-      const SolveLoop<T> loop = LoopsForIsa(isa.isa).get(zero);
+      const SolveLoop<T> loop = LoopsForIsa(isa).get(zero);
       ParallelFor(thread_pool, n, kParallelMinElements, [=](size_t begin, size_t end) {
         loop(m + begin, e + begin, s + begin, c + begin, end - begin, true_anomaly);
       });
       return ffi::Error::Success();
     }
-    const JvpLoop<T> loop = TangentLoopsForIsa(isa.isa).get(zero);
+    const JvpLoop<T> loop = TangentLoopsForIsa(isa).get(zero);
     const T* dm = t.d_mean_anomaly->typed_data<T>();
     const T* de = t.d_ecc->typed_data<T>();
     T* ds = (*t.out_d_sin)->typed_data<T>();

@@ -5,8 +5,7 @@
 #include <cstdint>
 
 #include "jaxlib_ext/constants.h"
-#include "jaxlib_ext/cpu/cpu_isa.h"
-#include "jaxlib_ext/cpu/parallel_for.h"
+#include "jaxlib_ext/cpu/cpu_handler.h"
 #include "jaxlib_ext/ffi_helpers.h"
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
@@ -43,25 +42,18 @@ constexpr size_t kParallelMinElements = 2048;
 ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::AnyBuffer b,
                            ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
                            ffi::RemainingRets rest, int32_t law) {
-  Layout layout;
-  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, law, &layout); err.failure()) {
-    return err;
-  }
-  const IsaChoice& isa = ActiveCpuIsa();
-  if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
-  const LightCurveLoops& loops = LoopsForIsa(isa.isa);
-  const LawCurveLoops& law_loops = LawLoopsForIsa(isa.isa);
-  return DispatchFloat(kOp, b.element_type(), [&](auto zero) {
+  LawCall l;
+  if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, law, &l); err.failure()) return err;
+  return RunOnCpu(kOp, b.element_type(), [&](auto zero, CpuIsa isa) {
     using T = decltype(zero);
-    const LightCurveLoop<T> loop = loops.get(zero);
-    const LawCurveLoop<T> law_loop = law_loops.get(zero);
+    const LightCurveLoop<T> loop = LoopsForIsa(isa).get(zero);
+    const LawCurveLoop<T> law_loop = LawLoopsForIsa(isa).get(zero);
     const T* u_data = u.typed_data<T>();
     const T* b_data = b.typed_data<T>();
     const T* r_data = r.typed_data<T>();
     T* f_data = flux->typed_data<T>();
-    T* fb_data = static_cast<T*>(layout.d_db);
-    T* fr_data = static_cast<T*>(layout.d_dr);
-    const Layout l = layout;
+    T* fb_data = static_cast<T*>(l.d[0]);
+    T* fr_data = static_cast<T*>(l.d[1]);
     ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
                     [=](size_t row, size_t begin, size_t end) {
       T* d_du[kMaxDerivativesInU];
@@ -93,11 +85,4 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
 }  // namespace jaxext
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(LimbDarkCpu, jaxext::limb_dark::LimbDarkCpuImpl,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::ThreadPool>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>()
-                                  .RemainingRets()
-                                  .Attr<int32_t>("law"));
+                              jaxext::BindRowOp<xla::ffi::ThreadPool>().Attr<int32_t>("law"));

@@ -19,7 +19,7 @@ namespace {
 ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffer b,
                             ffi::AnyBuffer r, ffi::Result<ffi::AnyBuffer> flux,
                             ffi::RemainingRets rest, int32_t law) {
-  Layout l;
+  LawCall l;
   if (ffi::Error err = CheckLayout(u, b, r, *flux, rest, law, &l); err.failure()) {
     return err;
   }
@@ -29,8 +29,8 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
     p->b = b.typed_data<T>();
     p->r = r.typed_data<T>();
     p->flux = flux->typed_data<T>();
-    p->d_db = static_cast<T*>(l.d_db);
-    p->d_dr = static_cast<T*>(l.d_dr);
+    p->d_db = static_cast<T*>(l.d[0]);
+    p->d_dr = static_cast<T*>(l.d[1]);
     for (int j = 0; j < l.n_du; ++j) p->d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
     p->law = l.law;
     p->order = l.order;
@@ -45,13 +45,6 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     LimbDarkCuda, jaxext::limb_dark::LimbDarkCudaImpl,
-    xla::ffi::Ffi::Bind()
-        .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>()
-        .RemainingRets()
-        .Attr<int32_t>("law"),
+    jaxext::BindRowOp<xla::ffi::PlatformStream<cudaStream_t>>().Attr<int32_t>("law"),
     // Pure and stream-ordered, as kepler_solve's: XLA may record it into CUDA graphs.
     {xla::ffi::Traits::kCmdBufferCompatible});

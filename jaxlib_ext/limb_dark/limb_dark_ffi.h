@@ -1,5 +1,6 @@
-// What the CPU and CUDA handlers of the light curve share: the checks of the
-// buffers' shapes, and the results' data pointers.
+// What the CPU and CUDA handlers of the light curve share, and of every op
+// that takes a law (the transit model): the checks of a call's law and
+// buffers, and the results' data pointers.
 //
 // The op: arguments u (shape (K..., N): the law's coefficients u_1..u_N,
 // N <= kMaxOrder for the polynomial law, the grid mu then the intensities
@@ -20,7 +21,6 @@
 #include <string>
 
 #include "jaxlib_ext/ffi_helpers.h"
-#include "jaxlib_ext/limb_dark/law_check.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -30,70 +30,118 @@ namespace limb_dark {
 // The prefix of the op's error messages.
 constexpr char kOp[] = "limb_dark";
 
-// The layout of one call: rows of u (order coefficients each), each serving
-// `group_size` consecutive elements of b and r, n elements in all; the
-// optional results' data (null where not asked for).
-struct Layout {
+// "" when `count` coefficients suit law number `law`, else why not (the
+// caller prefixes its op): an unknown law; the tabulated law's 2 M values
+// (M = 2..kMaxTableSize grid points, then the intensities); at most
+// kMaxOrder for the polynomial law; the others' own counts. `holder` names
+// what holds the coefficients in the message ("u", "the row").
+inline std::string LawCoefficientsError(std::int32_t law, std::int64_t count,
+                                        const std::string& holder) {
+  if (law < 0 || law >= kLawCount) {
+    return "unknown law " + std::to_string(law) + "; laws are 0.." +
+           std::to_string(kLawCount - 1);
+  }
+  if (law == static_cast<std::int32_t>(Law::kTabulated)) {
+    if (count % 2 != 0 || count < 4 || count > 2 * kMaxTableSize) {
+      return "the tabulated law takes a grid and its intensities, 2 M coefficients for M = 2.." +
+             std::to_string(kMaxTableSize) + " points; " + holder + " has " +
+             std::to_string(count);
+    }
+    return "";
+  }
+  if (count > kMaxOrder) {
+    return std::to_string(count) + " coefficients; at most " + std::to_string(kMaxOrder) +
+           " are supported";
+  }
+  const int law_order = LawCoefficients(law);
+  if (law_order >= 0 && count != law_order) {
+    return "law " + std::to_string(law) + " takes " + std::to_string(law_order) +
+           " coefficients, " + holder + " has " + std::to_string(count);
+  }
+  return "";
+}
+
+// The most first derivatives (those before dF/du) an op taking a law has.
+constexpr int kMaxFirstDerivatives = 8;
+
+// One call of an op that takes a law: rows of `offset` values then the
+// law's `order` coefficients, each row serving `group_size` consecutive
+// elements, n in all; the results after F - 1: none (the value alone), the
+// op's first derivatives (d), or those and dF/du_1..dF/du_n_du (d_du);
+// null where not asked for.
+struct LawCall {
   Law law;
   int order;
   int n_du;  // the coefficients with a derivative: order, or M (tabulated)
   size_t group_size, n;
   bool with_du;
-  void* d_db;  // d_db and d_dr null: the value alone
-  void* d_dr;
-  void* d_du[kMaxDerivativesInU];  // dF/du_1..dF/du_n_du, or all null
+  void* d[kMaxFirstDerivatives];
+  void* d_du[kMaxDerivativesInU];
 };
 
-inline xla::ffi::Error CheckLayout(const xla::ffi::AnyBuffer& u,
-                                   const xla::ffi::AnyBuffer& b,
-                                   const xla::ffi::AnyBuffer& r,
-                                   const xla::ffi::AnyBuffer& flux,
-                                   const xla::ffi::RemainingRets& rest, std::int32_t law,
-                                   Layout* out) {
+// The checks of such a call, in this order: the law's number; the buffers
+// (CheckRowCall: `rows`, the elementwise x, y and F - 1; `width_name` names
+// the row's width); the count of coefficients after `offset` values
+// (`holder` names the row in messages); the results after F - 1: 0, `first`
+// (`first_what` describes them, first_name(k) names the k-th) or first +
+// n_du (named d_du_1..), each of x's shape and dtype.
+template <typename FirstName>
+ffi::Error CheckLawCall(const char* op, std::int32_t law, Named rows, int offset,
+                        const char* width_name, const char* holder, Named x, Named y, Named flux,
+                        const ffi::RemainingRets& rest, int first, const std::string& first_what,
+                        FirstName&& first_name, LawCall* out) {
   if (law < 0 || law >= kLawCount) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": " +
-                                       LawCoefficientsError(law, 0, "u"));
+    return ffi::Error::InvalidArgument(std::string(op) + ": " + LawCoefficientsError(law, 0, holder));
   }
-  if (ffi::Error err = CheckSameShapeAndType(kOp, {{"b", b}, {"r", r}, {"flux", flux}});
+  int64_t width;
+  if (ffi::Error err =
+          CheckRowCall(op, rows, {x, y, flux}, width_name, &width, &out->group_size, &out->n);
       err.failure()) {
     return err;
   }
-  if (u.element_type() != b.element_type()) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": u must have b's dtype");
+  const int64_t order = width - offset;
+  if (order < 0) {
+    return ffi::Error::InvalidArgument(
+        std::string(op) + ": " + rows.name + " has " + std::to_string(width) +
+        " values per row, fewer than the " + std::to_string(offset) +
+        " before the law's coefficients");
   }
-  size_t groups;
-  if (ffi::Error err = CheckRows(kOp, "u", u, "b", b, "N", &groups); err.failure()) return err;
-  const int64_t order = u.dimensions().back();
-  if (const std::string error = LawCoefficientsError(law, order, "u"); !error.empty()) {
-    return ffi::Error::InvalidArgument(std::string(kOp) + ": " + error);
+  if (const std::string error = LawCoefficientsError(law, order, holder); !error.empty()) {
+    return ffi::Error::InvalidArgument(std::string(op) + ": " + error);
   }
   const int n_du = DerivativesInU(law, static_cast<int>(order));
   const size_t extra = rest.size();
-  const size_t extra_with_du = 2 + static_cast<size_t>(n_du);
-  if (extra != 0 && extra != 2 && extra != extra_with_du) {
+  const size_t with_du = static_cast<size_t>(first + n_du);
+  if (extra != 0 && extra != static_cast<size_t>(first) && extra != with_du) {
     return ffi::Error::InvalidArgument(
-        std::string(kOp) + ": " + std::to_string(1 + extra) + " results; expected 1 (F - 1), 3 " +
-        "(and dF/db, dF/dr) or " + std::to_string(1 + extra_with_du) +
-        " (and dF/du_1..dF/du_N for N = " + std::to_string(n_du) + ")");
+        std::string(op) + ": " + std::to_string(1 + extra) + " results; expected 1 (F - 1), " +
+        std::to_string(1 + first) + " (and " + first_what + ") or " +
+        std::to_string(1 + with_du) + " (and dF/du_1..dF/du_N for N = " + std::to_string(n_du) +
+        ")");
   }
-  void* data[2 + kMaxDerivativesInU] = {};
-  const auto name = [](size_t k) {
-    return k == 0 ? std::string("d_db") : k == 1 ? std::string("d_dr")
-                                                 : "d_du_" + std::to_string(k - 1);
+  void* data[kMaxFirstDerivatives + kMaxDerivativesInU] = {};
+  const auto name = [&](size_t k) {
+    return k < static_cast<size_t>(first) ? std::string(first_name(k))
+                                           : "d_du_" + std::to_string(k - first + 1);
   };
-  if (ffi::Error err = RestResultsData(kOp, "b", b, rest, name, data); err.failure()) {
+  if (ffi::Error err = RestResultsData(op, x.name, x.buffer, rest, name, data); err.failure()) {
     return err;
   }
   out->law = static_cast<Law>(law);
   out->order = static_cast<int>(order);
   out->n_du = n_du;
-  out->n = b.element_count();
-  out->group_size = groups ? out->n / groups : 0;
-  out->with_du = extra == extra_with_du && n_du > 0;
-  out->d_db = data[0];
-  out->d_dr = data[1];
-  for (int j = 0; j < kMaxDerivativesInU; ++j) out->d_du[j] = data[2 + j];
+  out->with_du = extra == with_du && n_du > 0;
+  for (int j = 0; j < kMaxFirstDerivatives; ++j) out->d[j] = j < first ? data[j] : nullptr;
+  for (int j = 0; j < kMaxDerivativesInU; ++j) out->d_du[j] = data[first + j];
   return ffi::Error::Success();
+}
+
+// The light curve's call: d[0] dF/db, d[1] dF/dr.
+inline ffi::Error CheckLayout(const ffi::AnyBuffer& u, const ffi::AnyBuffer& b,
+                              const ffi::AnyBuffer& r, const ffi::AnyBuffer& flux,
+                              const ffi::RemainingRets& rest, std::int32_t law, LawCall* out) {
+  return CheckLawCall(kOp, law, {"u", u}, 0, "N", "u", {"b", b}, {"r", r}, {"flux", flux}, rest,
+                      2, "dF/db, dF/dr", [](size_t k) { return k == 0 ? "d_db" : "d_dr"; }, out);
 }
 
 }  // namespace limb_dark

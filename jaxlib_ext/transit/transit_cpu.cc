@@ -5,8 +5,7 @@
 #include <cstdint>
 
 #include "jaxlib_ext/constants.h"
-#include "jaxlib_ext/cpu/cpu_isa.h"
-#include "jaxlib_ext/cpu/parallel_for.h"
+#include "jaxlib_ext/cpu/cpu_handler.h"
 #include "jaxlib_ext/ffi_helpers.h"
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/transit/transit.h"
@@ -34,17 +33,15 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
       err.failure()) {
     return err;
   }
-  const IsaChoice& isa = ActiveCpuIsa();
-  if (!isa.error.empty()) return ffi::Error::InvalidArgument(isa.error);
-  const TransitLoops& loops = LoopsForIsa(isa.isa);
-  return DispatchFloat(kOp, t.element_type(), [&](auto zero) {
+  return RunOnCpu(kOp, t.element_type(), [&](auto zero, CpuIsa isa) {
     using T = decltype(zero);
-    const TransitLoop<T> loop = loops.get(zero);
+    const TransitLoop<T> loop = LoopsForIsa(isa).get(zero);
     const T* p_data = params.typed_data<T>();
     const T* t_data = t.typed_data<T>();
     const T* x_data = exposure.typed_data<T>();
     T* f_data = flux->typed_data<T>();
-    const Layout l = layout;
+    const limb_dark::LawCall l = layout.call;
+    const Geometry geometry = layout.geometry;
     const size_t width = kParamCount + static_cast<size_t>(l.order);
     ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
                     [=](size_t row, size_t begin, size_t end) {
@@ -56,7 +53,7 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
                       for (int j = 0; j < l.n_du; ++j) {
                         out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
                       }
-                      loop(p_data + row * width, l.order, l.geometry, l.law, t_data + begin,
+                      loop(p_data + row * width, l.order, geometry, l.law, t_data + begin,
                            x_data + begin, out, end - begin);
                     });
     return ffi::Error::Success();
@@ -68,12 +65,6 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
 }  // namespace jaxext
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(TransitCpu, jaxext::transit::TransitCpuImpl,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::ThreadPool>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>()
-                                  .RemainingRets()
+                              jaxext::BindRowOp<xla::ffi::ThreadPool>()
                                   .Attr<int32_t>("law")
                                   .Attr<int32_t>("geometry"));

@@ -341,7 +341,7 @@ void MalformedCalls() {
   reject(call(p_f32, t, x, all, 0, 0), "params of another dtype", "params must have t's dtype",
          all);
   reject(call(narrow, t, x, all, 0, 0), "a row narrower than the orbit",
-         "the orbit alone takes", all);
+         "fewer than the 7 before the law's coefficients", all);
   reject(call(p_lead, t, x, all, 0, 0), "params' leading dimension not t's",
          "leading dimensions of params", all);
   reject(call(params, t, x, results(3), 0, 0), "three results", "3 results; expected 1", results(3));

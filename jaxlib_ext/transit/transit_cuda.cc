@@ -19,13 +19,14 @@ namespace {
 ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyBuffer t,
                            ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
                            ffi::RemainingRets rest, int32_t law, int32_t geometry) {
-  Layout l;
-  if (ffi::Error err = CheckLayout(params, t, exposure, *flux, rest, law, geometry, &l);
+  Layout layout;
+  if (ffi::Error err = CheckLayout(params, t, exposure, *flux, rest, law, geometry, &layout);
       err.failure()) {
     return err;
   }
   return LaunchForDtype<kernel::Params>(kOp, t.element_type(), stream, [&](auto zero, auto* p) {
     using T = decltype(zero);
+    const limb_dark::LawCall& l = layout.call;
     p->params = params.typed_data<T>();
     p->t = t.typed_data<T>();
     p->exposure = exposure.typed_data<T>();
@@ -35,7 +36,7 @@ ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyB
       p->out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
     }
     p->law = l.law;
-    p->geometry = l.geometry;
+    p->geometry = layout.geometry;
     p->order = l.order;
     p->group_size = static_cast<int64_t>(l.group_size);
     p->n = static_cast<int64_t>(l.n);
@@ -48,13 +49,7 @@ ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyB
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     TransitCuda, jaxext::transit::TransitCudaImpl,
-    xla::ffi::Ffi::Bind()
-        .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>()
-        .RemainingRets()
+    jaxext::BindRowOp<xla::ffi::PlatformStream<cudaStream_t>>()
         .Attr<int32_t>("law")
         .Attr<int32_t>("geometry"),
     // Pure and stream-ordered, as the other ops': XLA may record it into CUDA graphs.
