@@ -33,8 +33,7 @@ static_assert(kepler_device_path::kTransitParams == jaxext::transit::kParamCount
 #error "KEPLER_DEVICE_PATH_VARIANT must name the variant (see tests/BUILD.bazel)"
 #endif
 
-namespace kepler_device_path {
-namespace KEPLER_DEVICE_PATH_VARIANT {
+namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT {
 namespace {
 
 // The same per-element calls as the kernel (jaxlib_ext/kepler_solve/kepler_solve_kernel.cu).
@@ -132,5 +131,4 @@ void Transit(const double* row, int order, int law, int geometry, const double* 
   }
 }
 
-}  // namespace KEPLER_DEVICE_PATH_VARIANT
-}  // namespace kepler_device_path
+}  // namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT

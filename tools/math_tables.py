@@ -174,8 +174,7 @@ def render():
 
 #include "jaxlib_ext/host_device.h"
 
-namespace jaxext {{
-namespace math {{
+namespace jaxext::math {{
 inline namespace JAXEXT_MATH_NAMESPACE {{
 
 template <int N>
@@ -198,8 +197,7 @@ JAXEXT_HD constexpr Table<{ATAN_DEGREE + 1}> AtanCoefficients() {{
 }}
 
 }}  // namespace JAXEXT_MATH_NAMESPACE
-}}  // namespace math
-}}  // namespace jaxext
+}}  // namespace jaxext::math
 
 #endif  // JAXLIB_EXT_MATH_NODES_H_
 """

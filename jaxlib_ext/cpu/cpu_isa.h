@@ -9,8 +9,8 @@
 //
 //   // in the op's header, inside its namespace:
 //   JAXEXT_PER_ISA_TABLE(MyLoops, Loops)   // MyLoops& LoopsForIsa(CpuIsa)
-//   // in the op's loop file:
-//   namespace JAXEXT_ISA_NAMESPACE { const MyLoops& Loops() { ... } }
+//   // in the op's loop file, Loop a function template of T:
+//   namespace JAXEXT_ISA_NAMESPACE { JAXEXT_ISA_LOOPS(MyLoops, Loops, Loop) }
 #ifndef JAXLIB_EXT_CPU_CPU_ISA_H_
 #define JAXLIB_EXT_CPU_CPU_ISA_H_
 
@@ -86,6 +86,15 @@ const IsaChoice& ActiveCpuIsa();
     static const Type& (*const kTable[])() = {                             \
         JAXEXT_CPU_ISA_LIST(JAXEXT_PER_ISA_POINTER_, Type, Fn)};           \
     return kTable[static_cast<int>(isa)]();                                \
+  }
+
+// In an op's loop file, inside JAXEXT_ISA_NAMESPACE: defines the variant's
+// `const Type& Fn()`, Type a FloatLoops of the function template Loop's
+// instances for float and double.
+#define JAXEXT_ISA_LOOPS(Type, Fn, Loop)                            \
+  const Type& Fn() {                                                \
+    static constexpr Type kLoops = {&Loop<float>, &Loop<double>}; \
+    return kLoops;                                                  \
   }
 
 #endif  // JAXLIB_EXT_CPU_CPU_ISA_H_

@@ -13,8 +13,7 @@ struct XLA_FFI_Error {
   std::string message;
 };
 
-namespace jaxext {
-namespace testing {
+namespace jaxext::testing {
 namespace {
 
 constexpr int64_t kPoolThreads = 3;
@@ -89,15 +88,13 @@ class Pool {
 };
 
 }  // namespace
-}  // namespace testing
-}  // namespace jaxext
+}  // namespace jaxext::testing
 
 struct XLA_FFI_ExecutionContext {
   jaxext::testing::Pool* pool;
 };
 
-namespace jaxext {
-namespace testing {
+namespace jaxext::testing {
 namespace {
 
 XLA_FFI_Error* NewError(XLA_FFI_Error_Code errc, std::string message) {
@@ -190,6 +187,22 @@ HostBuffer MakeBuffer(const std::vector<int64_t>& dims, T fill) {
 
 template HostBuffer MakeBuffer<float>(const std::vector<int64_t>&, float);
 template HostBuffer MakeBuffer<double>(const std::vector<int64_t>&, double);
+
+template <typename T>
+HostBuffer RowsBuffer(const std::vector<std::vector<double>>& rows, std::vector<int64_t> lead) {
+  const size_t width = rows.empty() ? 0 : rows[0].size();
+  lead.push_back(static_cast<int64_t>(width));
+  HostBuffer buffer = MakeBuffer<T>(lead);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (size_t j = 0; j < width; ++j) buffer.data<T>()[k * width + j] = static_cast<T>(rows[k][j]);
+  }
+  return buffer;
+}
+
+template HostBuffer RowsBuffer<float>(const std::vector<std::vector<double>>&,
+                                      std::vector<int64_t>);
+template HostBuffer RowsBuffer<double>(const std::vector<std::vector<double>>&,
+                                       std::vector<int64_t>);
 
 XLA_FFI_Buffer* Call::Describe(HostBuffer& buffer) {
   XLA_FFI_Buffer desc;
@@ -309,10 +322,20 @@ void Checks::ExpectRejected(XLA_FFI_Handler* handler, Call& call, const std::str
   Expect(untouched, "rejected: " + what + ": outputs untouched");
 }
 
+int Checks::Run(std::initializer_list<Part> parts) {
+  for (const Part& part : parts) {
+    const int failed_before = failed_;
+    std::printf("[part] %s\n", part.name);
+    std::fflush(stdout);
+    part.run();
+    std::printf("[part] %s: %d failed\n", part.name, failed_ - failed_before);
+  }
+  return Summary();
+}
+
 int Checks::Summary() const {
   std::printf("%d checks passed, %d failed\n", passed_, failed_);
   return failed_ == 0 ? 0 : 1;
 }
 
-}  // namespace testing
-}  // namespace jaxext
+}  // namespace jaxext::testing

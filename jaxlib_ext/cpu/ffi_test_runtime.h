@@ -15,14 +15,16 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <initializer_list>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "xla/ffi/api/c_api.h"
 
-namespace jaxext {
-namespace testing {
+namespace jaxext::testing {
 
 // How the runtime's thread pool runs the tasks a handler schedules.
 enum class PoolMode {
@@ -65,6 +67,11 @@ class HostBuffer {
 // as the shape holds, filled with `fill`.
 template <typename T>
 HostBuffer MakeBuffer(const std::vector<int64_t>& dims, T fill = T(0));
+
+// The shared operand of a row op: `rows` (each of one width W, in order)
+// as a buffer of T of shape (lead..., W); W is 0 for no rows.
+template <typename T>
+HostBuffer RowsBuffer(const std::vector<std::vector<double>>& rows, std::vector<int64_t> lead);
 
 // The element count of a shape.
 size_t ElementCount(const std::vector<int64_t>& dims);
@@ -115,6 +122,15 @@ class Call {
   void AddScalar(const std::string& name, XLA_FFI_DataType dtype, int64_t value);
 };
 
+// The extreme values of T that adversarial calls draw from.
+template <typename T>
+struct Extremes {
+  T inf = std::numeric_limits<T>::infinity();
+  T nan = std::numeric_limits<T>::quiet_NaN();
+  T tiny = std::numeric_limits<T>::denorm_min();
+  T big = std::numeric_limits<T>::max();
+};
+
 // "float32" or "float64": T's name for a message.
 template <typename T>
 const char* TypeName() {
@@ -128,10 +144,18 @@ std::string ShapeName(const std::vector<int64_t>& dims);
 // Whether two buffers hold the same bytes.
 bool SameBytes(HostBuffer& a, HostBuffer& b);
 
+// One part of a test: its name (printed as it starts) and its checks.
+struct Part {
+  const char* name;
+  std::function<void()> run;
+};
+
 // Pass/fail bookkeeping: Expect() prints a line per failure (and a count of
-// passes at the end), Summary() returns main's exit status.
+// passes at the end), Summary() returns main's exit status; Run(), a test's
+// parts in order, then Summary().
 class Checks {
  public:
+  int Run(std::initializer_list<Part> parts);
   void Expect(bool ok, const std::string& what, const std::string& detail = "");
   int Summary() const;
   // A malformed call: `handler` (with a pool of threads) must return an
@@ -145,7 +169,6 @@ class Checks {
   int failed_ = 0;
 };
 
-}  // namespace testing
-}  // namespace jaxext
+}  // namespace jaxext::testing
 
 #endif  // JAXLIB_EXT_CPU_FFI_TEST_RUNTIME_H_

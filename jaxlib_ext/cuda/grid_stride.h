@@ -18,8 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace jaxext {
-namespace cuda {
+namespace jaxext::cuda {
 
 // The grid is capped (gridDim.x < 2^31); the loop covers any n beyond it.
 constexpr int64_t kMaxBlocks = (int64_t{1} << 31) - 1;
@@ -109,7 +108,6 @@ struct BothDtypes {
   }
 };
 
-}  // namespace cuda
-}  // namespace jaxext
+}  // namespace jaxext::cuda
 
 #endif  // JAXLIB_EXT_CUDA_GRID_STRIDE_H_

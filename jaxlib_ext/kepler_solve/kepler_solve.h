@@ -34,8 +34,7 @@
 
 #include "jaxlib_ext/host_device.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 inline namespace JAXEXT_MATH_NAMESPACE {
 namespace detail {
 
@@ -620,7 +619,6 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SolveTrueJvp(T mean_anomaly, T ecc, T d_mean
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 #endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_H_

@@ -11,8 +11,7 @@
 #include "jaxlib_ext/kepler_solve/kepler_solve_ffi.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 namespace {
 
 // Inputs below this many elements are solved on the calling thread alone
@@ -93,8 +92,7 @@ ffi::Error KeplerSolveCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer mean_a
 }
 
 }  // namespace
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(KeplerSolveCpu, jaxext::kepler_solve::KeplerSolveCpuImpl,
                               xla::ffi::Ffi::Bind()

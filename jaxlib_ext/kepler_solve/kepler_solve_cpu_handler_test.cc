@@ -27,8 +27,7 @@
 #include "jaxlib_ext/cpu/ffi_test_runtime.h"
 #include "jaxlib_ext/ffi_targets.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 namespace {
 
 // The stand-in runtime and its helpers (Call, HostBuffer, Checks, ...).
@@ -213,10 +212,7 @@ void ValidCalls(const std::vector<int64_t>& dims, double m_max, std::mt19937_64&
 // Every pair of special values: NaN where the docs say, finite elsewhere.
 template <typename T>
 void AdversarialValues() {
-  const T inf = std::numeric_limits<T>::infinity();
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  const T tiny = std::numeric_limits<T>::denorm_min();
-  const T big = std::numeric_limits<T>::max();
+  const auto [inf, nan, tiny, big] = testing::Extremes<T>();
   const std::vector<T> ms = {0, T(-0.0), T(1), T(-3), tiny, -tiny, T(1e30), -big, big,
                              inf, -inf, nan, T(kTwoPi), T(1e-30)};
   const std::vector<T> es = {0, T(-0.0), tiny, -tiny, T(0.5), std::nextafter(T(1), T(0)), T(1),
@@ -367,18 +363,23 @@ int Main() {
   std::mt19937_64 rng(20261124);
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {0}, {1}, {7}, {3, 0, 2}, {2, 3, 5}, {64}, {1000}, {70001}};
-  for (const auto& dims : shapes) {
-    ValidCalls<double>(dims, 1e3, rng);
-    ValidCalls<float>(dims, 10, rng);
-  }
-  AdversarialValues<double>();
-  AdversarialValues<float>();
-  MalformedCalls();
-  return g_checks.Summary();
+  return g_checks.Run({
+      {"malformed calls", MalformedCalls},
+      {"adversarial values", [] {
+         AdversarialValues<double>();
+         AdversarialValues<float>();
+       }},
+      {"valid calls, every shape",
+       [&] {
+         for (const auto& dims : shapes) {
+           ValidCalls<double>(dims, 1e3, rng);
+           ValidCalls<float>(dims, 10, rng);
+         }
+       }},
+  });
 }
 
 }  // namespace
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 int main() { return jaxext::kepler_solve::Main(); }

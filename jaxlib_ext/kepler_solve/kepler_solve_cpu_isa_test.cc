@@ -24,8 +24,7 @@
 #include "jaxlib_ext/cpu/cpu_isa.h"
 #include "jaxlib_ext/kepler_solve/kepler_solve_cpu_loops.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 namespace {
 
 
@@ -230,7 +229,6 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 int main() { return jaxext::kepler_solve::Main(); }

@@ -16,9 +16,7 @@
 #error "JAXEXT_ISA_NAMESPACE must name the variant (see cpu_isa.bzl)"
 #endif
 
-namespace jaxext {
-namespace kepler_solve {
-namespace JAXEXT_ISA_NAMESPACE {
+namespace jaxext::kepler_solve::JAXEXT_ISA_NAMESPACE {
 namespace {
 
 template <typename T, bool kTrueAnomaly>
@@ -83,16 +81,7 @@ void Jvp(const T* mean_anomaly, const T* ecc, const T* d_mean_anomaly, const T* 
 
 }  // namespace
 
-const SolveLoops& Loops() {
-  static constexpr SolveLoops kLoops = {&Solve<float>, &Solve<double>};
-  return kLoops;
-}
+JAXEXT_ISA_LOOPS(SolveLoops, Loops, Solve)
+JAXEXT_ISA_LOOPS(JvpLoops, TangentLoops, Jvp)
 
-const JvpLoops& TangentLoops() {
-  static constexpr JvpLoops kLoops = {&Jvp<float>, &Jvp<double>};
-  return kLoops;
-}
-
-}  // namespace JAXEXT_ISA_NAMESPACE
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve::JAXEXT_ISA_NAMESPACE

@@ -7,8 +7,7 @@
 
 #include "jaxlib_ext/cpu/cpu_isa.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 
 // out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in [0, n):
 // of the eccentric anomaly, or of the true anomaly when true_anomaly is set.
@@ -34,7 +33,6 @@ using JvpLoops = FloatLoops<JvpLoop>;
 JAXEXT_PER_ISA_TABLE(SolveLoops, Loops)
 JAXEXT_PER_ISA_TABLE(JvpLoops, TangentLoops)
 
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 #endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_CPU_LOOPS_H_

@@ -12,8 +12,7 @@
 #include "jaxlib_ext/kepler_solve/kepler_solve_kernel.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 namespace {
 
 ffi::Error KeplerSolveCudaImpl(cudaStream_t stream, ffi::AnyBuffer mean_anomaly,
@@ -32,8 +31,7 @@ ffi::Error KeplerSolveCudaImpl(cudaStream_t stream, ffi::AnyBuffer mean_anomaly,
 }
 
 }  // namespace
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     KeplerSolveCuda, jaxext::kepler_solve::KeplerSolveCudaImpl,

@@ -13,8 +13,7 @@
 #include "jaxlib_ext/ffi_helpers.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 
 // The prefix of the op's error messages.
 constexpr char kOp[] = "kepler_solve";
@@ -41,7 +40,6 @@ inline xla::ffi::Error CheckTangentBuffers(const xla::ffi::AnyBuffer& mean_anoma
                                      {"fourth output", out_d_cos}});
 }
 
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 #endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_FFI_H_

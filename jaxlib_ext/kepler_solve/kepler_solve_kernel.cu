@@ -3,9 +3,7 @@
 #include "jaxlib_ext/cuda/grid_stride.h"
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
 
-namespace jaxext {
-namespace kepler_solve {
-namespace kernel {
+namespace jaxext::kepler_solve::kernel {
 
 constexpr int kBlockSize = 256;
 // Elements per thread, all loaded before any is solved: more bytes in flight
@@ -61,6 +59,4 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);
 template cudaError_t Launch<double>(const Params<double>&, cudaStream_t);
 
-}  // namespace kernel
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve::kernel

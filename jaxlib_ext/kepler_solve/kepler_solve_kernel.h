@@ -8,9 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace jaxext {
-namespace kepler_solve {
-namespace kernel {
+namespace jaxext::kepler_solve::kernel {
 
 template <typename T>
 struct Params {
@@ -27,8 +25,6 @@ struct Params {
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream);
 
-}  // namespace kernel
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve::kernel
 
 #endif  // JAXLIB_EXT_KEPLER_SOLVE_KEPLER_SOLVE_KERNEL_H_

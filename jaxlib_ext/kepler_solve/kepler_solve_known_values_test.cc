@@ -16,8 +16,7 @@
 #include "jaxlib_ext/cpu/cpu_isa.h"
 #include "jaxlib_ext/kepler_solve/kepler_solve_cpu_loops.h"
 
-namespace jaxext {
-namespace kepler_solve {
+namespace jaxext::kepler_solve {
 namespace {
 
 struct Known {
@@ -114,8 +113,7 @@ void CheckVariant(jaxext::CpuIsa isa) {
 }
 
 }  // namespace
-}  // namespace kepler_solve
-}  // namespace jaxext
+}  // namespace jaxext::kepler_solve
 
 int main() {
   using jaxext::kepler_solve::CheckVariant;

@@ -12,8 +12,7 @@
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/math/nodes.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -368,7 +367,6 @@ JAXEXT_HD double EdgeFlux(EdgeRule rule, const Geometry& geo, double a, const do
 }  // namespace detail
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_EDGE_RULES_H_

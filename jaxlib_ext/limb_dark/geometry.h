@@ -7,8 +7,7 @@
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/math/elementary.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -135,7 +134,6 @@ JAXEXT_HD double SegmentArea(double kappa, double sin_k, double cos_k) {
 }  // namespace detail
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_GEOMETRY_H_

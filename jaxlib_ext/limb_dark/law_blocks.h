@@ -35,8 +35,7 @@
 #include "jaxlib_ext/limb_dark/laws.h"
 #include "jaxlib_ext/math/nodes.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 namespace detail {
@@ -383,7 +382,6 @@ void CrossingPowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, PowerSums
 
 }  // namespace detail
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_

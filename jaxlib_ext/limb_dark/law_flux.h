@@ -48,8 +48,7 @@
 #include "jaxlib_ext/math/nodes.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -378,7 +377,6 @@ JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_

@@ -50,8 +50,7 @@
 #include "jaxlib_ext/limb_dark/polynomial_law.h"
 #include "jaxlib_ext/limb_dark/tabulated_law.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -267,7 +266,6 @@ JAXEXT_HD_CALLED Flux CurveAt(const CurveRow& row, double b, double r, double* d
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_LIMB_DARK_H_

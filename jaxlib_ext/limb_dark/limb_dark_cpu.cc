@@ -13,8 +13,7 @@
 #include "jaxlib_ext/limb_dark/limb_dark_ffi.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 
 // kepler.limb_dark.MAX_ORDER, MAX_TABLE_SIZE and MAX_CROSSING_RADIUS.
 JAXEXT_EXPORT_CONSTANT(LIMB_DARK_MAX_ORDER, kMaxOrder);
@@ -81,8 +80,7 @@ ffi::Error LimbDarkCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer u, ffi::A
 }
 
 }  // namespace
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(LimbDarkCpu, jaxext::limb_dark::LimbDarkCpuImpl,
                               jaxext::BindRowOp<xla::ffi::ThreadPool>().Attr<int32_t>("law"));

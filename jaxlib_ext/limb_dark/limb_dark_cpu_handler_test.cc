@@ -31,8 +31,7 @@
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 namespace {
 
 // The stand-in runtime and its helpers (Call, HostBuffer, Checks, ...).
@@ -141,22 +140,11 @@ void FillPoints(HostBuffer& b, HostBuffer& r, std::mt19937_64& rng) {
   }
 }
 
-template <typename T>
-HostBuffer LawBuffer(const std::vector<std::vector<double>>& rows, std::vector<int64_t> lead) {
-  const int64_t order = rows.empty() ? 0 : static_cast<int64_t>(rows[0].size());
-  lead.push_back(order);
-  HostBuffer u = MakeBuffer<T>(lead);
-  for (size_t k = 0; k < rows.size(); ++k) {
-    for (int64_t j = 0; j < order; ++j) u.data<T>()[k * order + j] = static_cast<T>(rows[k][j]);
-  }
-  return u;
-}
-
 // One law, points of shape `dims`: the properties of valid calls.
 template <typename T>
 void ValidCalls(int order, const std::vector<int64_t>& dims, std::mt19937_64& rng) {
   const std::vector<double> law = RandomLaw(order, rng);
-  HostBuffer u = LawBuffer<T>({law}, {});
+  HostBuffer u = RowsBuffer<T>({law}, {});
   HostBuffer b = MakeBuffer<T>(dims), r = MakeBuffer<T>(dims);
   FillPoints<T>(b, r, rng);
   const std::string what = std::string(TypeName<T>()) + " order " + std::to_string(order) +
@@ -250,7 +238,7 @@ void ValidCalls(int order, const std::vector<int64_t>& dims, std::mt19937_64& rn
       std::vector<double> up_law = law, down_law = law;
       up_law[j] += h;
       down_law[j] -= h;
-      HostBuffer u_up = LawBuffer<T>({up_law}, {}), u_down = LawBuffer<T>({down_law}, {});
+      HostBuffer u_up = RowsBuffer<T>({up_law}, {}), u_down = RowsBuffer<T>({down_law}, {});
       Outputs up = Run<T>(u_up, b, r, false, PoolMode::kThreads, &outcome);
       Outputs down = Run<T>(u_down, b, r, false, PoolMode::kThreads, &outcome);
       double worst = 0;
@@ -273,7 +261,7 @@ void GroupedCalls(int order, std::mt19937_64& rng) {
   const int64_t rows = 3, per_row = 2500;  // 7500 points: split across the pool
   std::vector<std::vector<double>> laws;
   for (int64_t k = 0; k < rows; ++k) laws.push_back(RandomLaw(order, rng));
-  HostBuffer u = LawBuffer<T>(laws, {rows});
+  HostBuffer u = RowsBuffer<T>(laws, {rows});
   HostBuffer b = MakeBuffer<T>({rows, per_row}), r = MakeBuffer<T>({rows, per_row});
   FillPoints<T>(b, r, rng);
   const std::string what = std::string(TypeName<T>()) + " order " + std::to_string(order) +
@@ -283,7 +271,7 @@ void GroupedCalls(int order, std::mt19937_64& rng) {
   g_checks.Expect(outcome.ok, what + ": accepted", outcome.message);
   int mismatched = 0;
   for (int64_t k = 0; k < rows; ++k) {
-    HostBuffer uk = LawBuffer<T>({laws[k]}, {});
+    HostBuffer uk = RowsBuffer<T>({laws[k]}, {});
     HostBuffer bk = MakeBuffer<T>({per_row}), rk = MakeBuffer<T>({per_row});
     for (int64_t i = 0; i < per_row; ++i) {
       bk.data<T>()[i] = b.data<T>()[k * per_row + i];
@@ -308,10 +296,7 @@ void GroupedCalls(int order, std::mt19937_64& rng) {
 // say, finite everywhere else.
 template <typename T>
 void AdversarialValues() {
-  const T inf = std::numeric_limits<T>::infinity();
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  const T tiny = std::numeric_limits<T>::denorm_min();
-  const T big = std::numeric_limits<T>::max();
+  const auto [inf, nan, tiny, big] = testing::Extremes<T>();
   const std::vector<T> bs = {0, T(-0.0), tiny, T(1e-17), T(0.5), T(0.9), T(1), T(1.1), T(2),
                              T(-0.5), T(1e20), big, inf, -inf, nan};
   const std::vector<T> rs = {0, T(-0.0), tiny, T(1e-20), T(1e-3), T(0.1), T(1), T(2.5),
@@ -327,7 +312,7 @@ void AdversarialValues() {
   const std::vector<std::vector<double>> laws = {
       {}, {0.6}, {0.4, 0.26}, {0.3, 0.2, 0.1}, {0.1, 0.1, 0.1, 0.1, 0.1, 0.1}};
   for (const auto& law : laws) {
-    HostBuffer u = LawBuffer<T>({law}, {});
+    HostBuffer u = RowsBuffer<T>({law}, {});
     const std::string what = std::string(TypeName<T>()) + " special b and r, order " +
                              std::to_string(law.size());
     Outcome outcome;
@@ -355,7 +340,7 @@ void AdversarialValues() {
   }
   // NaN or inf in u: NaN everywhere.
   for (T bad : {nan, inf, -inf}) {
-    HostBuffer u = LawBuffer<T>({{0.4, static_cast<double>(bad)}}, {});
+    HostBuffer u = RowsBuffer<T>({{0.4, static_cast<double>(bad)}}, {});
     Outcome outcome;
     Outputs out = Run<T>(u, b, r, false, PoolMode::kThreads, &outcome);
     int finite = 0;
@@ -478,22 +463,27 @@ void MalformedCalls() {
 int Main() {
   std::mt19937_64 rng(20261124);
   const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {1}, {2, 0}, {5}, {3, 7}, {5000}};
-  for (int order : {0, 1, 2, 3, 6, kMaxOrder}) {
-    for (const auto& dims : shapes) {
-      ValidCalls<double>(order, dims, rng);
-      ValidCalls<float>(order, dims, rng);
-    }
-    GroupedCalls<double>(order, rng);
-    GroupedCalls<float>(order, rng);
-  }
-  AdversarialValues<double>();
-  AdversarialValues<float>();
-  MalformedCalls();
-  return g_checks.Summary();
+  return g_checks.Run({
+      {"malformed calls", MalformedCalls},
+      {"adversarial values, every law", [] {
+         AdversarialValues<double>();
+         AdversarialValues<float>();
+       }},
+      {"valid and grouped calls, every order and shape",
+       [&] {
+         for (int order : {0, 1, 2, 3, 6, kMaxOrder}) {
+           for (const auto& dims : shapes) {
+             ValidCalls<double>(order, dims, rng);
+             ValidCalls<float>(order, dims, rng);
+           }
+           GroupedCalls<double>(order, rng);
+           GroupedCalls<float>(order, rng);
+         }
+       }},
+  });
 }
 
 }  // namespace
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 int main() { return jaxext::limb_dark::Main(); }

@@ -29,8 +29,7 @@
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "jaxlib_ext/limb_dark/limb_dark_cpu_loops.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 namespace {
 
 
@@ -243,8 +242,7 @@ void CheckLaw(const Points& p, const std::string& law_name, Law law, std::vector
 }
 
 }  // namespace
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 int main() {
   const jaxext::limb_dark::Points points = jaxext::limb_dark::MakePoints();

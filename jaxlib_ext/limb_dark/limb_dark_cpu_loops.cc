@@ -15,9 +15,7 @@
 #error "JAXEXT_ISA_NAMESPACE must name the variant (see cpu_isa.bzl)"
 #endif
 
-namespace jaxext {
-namespace limb_dark {
-namespace JAXEXT_ISA_NAMESPACE {
+namespace jaxext::limb_dark::JAXEXT_ISA_NAMESPACE {
 namespace {
 
 template <typename T>
@@ -332,17 +330,7 @@ void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T
 
 }  // namespace
 
-const LawCurveLoops& LawLoops() {
-  static constexpr LawCurveLoops kLoops = {&LawCurveLoop<float>, &LawCurveLoop<double>};
-  return kLoops;
-}
+JAXEXT_ISA_LOOPS(LawCurveLoops, LawLoops, LawCurveLoop)
+JAXEXT_ISA_LOOPS(LightCurveLoops, Loops, LightCurveLoop)
 
-const LightCurveLoops& Loops() {
-  static constexpr LightCurveLoops kLoops = {&LightCurveLoop<float>,
-                                             &LightCurveLoop<double>};
-  return kLoops;
-}
-
-}  // namespace JAXEXT_ISA_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark::JAXEXT_ISA_NAMESPACE

@@ -8,8 +8,7 @@
 #include "jaxlib_ext/cpu/cpu_isa.h"
 #include "jaxlib_ext/limb_dark/laws.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 
 // For i in [0, n), with g[0..order] the Green's-basis coefficients, q[0..order
 // + 1] the edge polynomial and `norm` = pi g_0 + 2 pi g_1 / 3 (GreensRow):
@@ -39,7 +38,6 @@ using LawCurveLoops = FloatLoops<LawCurveLoop>;
 
 JAXEXT_PER_ISA_TABLE(LawCurveLoops, LawLoops)
 
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_LIMB_DARK_CPU_LOOPS_H_

@@ -12,8 +12,7 @@
 #include "jaxlib_ext/limb_dark/limb_dark_kernel.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 namespace {
 
 ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffer b,
@@ -25,23 +24,12 @@ ffi::Error LimbDarkCudaImpl(cudaStream_t stream, ffi::AnyBuffer u, ffi::AnyBuffe
   }
   return LaunchForDtype<kernel::Params>(kOp, b.element_type(), stream, [&](auto zero, auto* p) {
     using T = decltype(zero);
-    p->u = u.typed_data<T>();
-    p->b = b.typed_data<T>();
-    p->r = r.typed_data<T>();
-    p->flux = flux->typed_data<T>();
-    p->d_db = static_cast<T*>(l.d[0]);
-    p->d_dr = static_cast<T*>(l.d[1]);
-    for (int j = 0; j < l.n_du; ++j) p->d_du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
-    p->law = l.law;
-    p->order = l.order;
-    p->group_size = static_cast<int64_t>(l.group_size);
-    p->n = static_cast<int64_t>(l.n);
+    static_cast<LawParams<T, 2>&>(*p) = KernelParams<T, 2>(l, u, b, r, *flux);
   });
 }
 
 }  // namespace
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     LimbDarkCuda, jaxext::limb_dark::LimbDarkCudaImpl,

@@ -21,11 +21,11 @@
 #include <string>
 
 #include "jaxlib_ext/ffi_helpers.h"
+#include "jaxlib_ext/limb_dark/law_call.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 
 // The prefix of the op's error messages.
 constexpr char kOp[] = "limb_dark";
@@ -60,9 +60,6 @@ inline std::string LawCoefficientsError(std::int32_t law, std::int64_t count,
   }
   return "";
 }
-
-// The most first derivatives (those before dF/du) an op taking a law has.
-constexpr int kMaxFirstDerivatives = 8;
 
 // One call of an op that takes a law: rows of `offset` values then the
 // law's `order` coefficients, each row serving `group_size` consecutive
@@ -136,6 +133,26 @@ ffi::Error CheckLawCall(const char* op, std::int32_t law, Named rows, int offset
   return ffi::Error::Success();
 }
 
+// The kernel's arguments (law_call.h) of a call CheckLawCall accepted, with
+// its buffers: the rows, the elementwise arguments x and y and F - 1.
+template <typename T, int kFirst>
+LawParams<T, kFirst> KernelParams(const LawCall& l, const ffi::AnyBuffer& rows,
+                                  const ffi::AnyBuffer& x, const ffi::AnyBuffer& y,
+                                  ffi::AnyBuffer& flux) {
+  LawParams<T, kFirst> p{};
+  p.rows = rows.typed_data<T>();
+  p.x = x.typed_data<T>();
+  p.y = y.typed_data<T>();
+  p.out.flux = flux.typed_data<T>();
+  for (int j = 0; j < kFirst; ++j) p.out.d[j] = static_cast<T*>(l.d[j]);
+  for (int j = 0; j < l.n_du; ++j) p.out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
+  p.law = l.law;
+  p.order = l.order;
+  p.group_size = static_cast<int64_t>(l.group_size);
+  p.n = static_cast<int64_t>(l.n);
+  return p;
+}
+
 // The light curve's call: d[0] dF/db, d[1] dF/dr.
 inline ffi::Error CheckLayout(const ffi::AnyBuffer& u, const ffi::AnyBuffer& b,
                               const ffi::AnyBuffer& r, const ffi::AnyBuffer& flux,
@@ -144,7 +161,6 @@ inline ffi::Error CheckLayout(const ffi::AnyBuffer& u, const ffi::AnyBuffer& b,
                       2, "dF/db, dF/dr", [](size_t k) { return k == 0 ? "d_db" : "d_dr"; }, out);
 }
 
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_LIMB_DARK_FFI_H_

@@ -3,9 +3,7 @@
 #include "jaxlib_ext/cuda/grid_stride.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 
-namespace jaxext {
-namespace limb_dark {
-namespace kernel {
+namespace jaxext::limb_dark::kernel {
 
 constexpr int kBlockSize = 128;
 
@@ -36,17 +34,17 @@ struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
     if (kFamily == Family::kLowOrder) {
-      LowOrderCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                           p.d_du);
+      LowOrderCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+                           p.out.d[1], p.out.du);
     } else if (kFamily == Family::kPolynomial) {
-      LightCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                        p.d_du);
+      LightCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+                        p.out.d[1], p.out.du);
     } else if (kFamily == Family::kTabulated) {
-      TableCurveElement(p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                        p.d_du);
+      TableCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+                        p.out.d[1], p.out.du);
     } else {
-      LawCurveElement(p.law, p.u, p.b, p.r, p.order, p.group_size, i, p.flux, p.d_db, p.d_dr,
-                      p.d_du);
+      LawCurveElement(p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux,
+                      p.out.d[0], p.out.d[1], p.out.du);
     }
   }
 };
@@ -73,6 +71,4 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);
 template cudaError_t Launch<double>(const Params<double>&, cudaStream_t);
 
-}  // namespace kernel
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark::kernel

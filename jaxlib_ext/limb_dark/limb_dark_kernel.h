@@ -7,33 +7,19 @@
 
 #include <cuda_runtime_api.h>
 
-#include "jaxlib_ext/limb_dark/limb_dark.h"
+#include "jaxlib_ext/limb_dark/law_call.h"
 
-namespace jaxext {
-namespace limb_dark {
-namespace kernel {
+namespace jaxext::limb_dark::kernel {
 
+// The call (law_call.h): rows of u, x = b, y = r; out.d[0] dF/db, out.d[1]
+// dF/dr.
 template <typename T>
-struct Params {
-  const T* u;  // (groups, order)
-  const T* b;
-  const T* r;
-  T* flux;  // F - 1
-  T* d_db;  // d_db and d_dr both null: the value alone
-  T* d_dr;
-  T* d_du[kMaxDerivativesInU];  // dF/du_1..dF/du_order, n each; d_du[0] null: not asked for
-  Law law;  // CurveElement's
-  int order;
-  int64_t group_size;
-  int64_t n;
-};
+struct Params : LawParams<T, 2> {};
 
 // Enqueues the kernel on `stream`; returns the launch error, if any.
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream);
 
-}  // namespace kernel
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark::kernel
 
 #endif  // JAXLIB_EXT_LIMB_DARK_LIMB_DARK_KERNEL_H_

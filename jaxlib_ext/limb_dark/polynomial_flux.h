@@ -11,8 +11,7 @@
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -126,7 +125,6 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderPointOf<F> LowOrderLightCurvePoint(F b, F
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_FLUX_H_

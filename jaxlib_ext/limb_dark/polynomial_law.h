@@ -8,8 +8,7 @@
 #include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -137,7 +136,6 @@ JAXEXT_HD void FluxGradientInU(const F* ds, F value, F norm, int order, F* du) {
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_POLYNOMIAL_LAW_H_

@@ -11,8 +11,7 @@
 #include "jaxlib_ext/math/elliptic.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -379,7 +378,6 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_SOLUTION_VECTOR_H_

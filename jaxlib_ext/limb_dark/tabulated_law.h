@@ -42,8 +42,7 @@
 #include "jaxlib_ext/limb_dark/polynomial_law.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
-namespace jaxext {
-namespace limb_dark {
+namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
@@ -371,7 +370,6 @@ JAXEXT_HD TableFlux TabulatedLightCurvePoint(const TableRow& t, double b, double
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace limb_dark
-}  // namespace jaxext
+}  // namespace jaxext::limb_dark
 
 #endif  // JAXLIB_EXT_LIMB_DARK_TABULATED_LAW_H_

@@ -13,8 +13,7 @@
 #include <cmath>
 #endif
 
-namespace jaxext {
-namespace math {
+namespace jaxext::math {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -224,7 +223,6 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE SinCos SinCosOfNode(double x) {
 
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace math
-}  // namespace jaxext
+}  // namespace jaxext::math
 
 #endif  // JAXLIB_EXT_MATH_ELEMENTARY_H_

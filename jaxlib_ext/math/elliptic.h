@@ -7,8 +7,7 @@
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/math/elementary.h"
 
-namespace jaxext {
-namespace math {
+namespace jaxext::math {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 
@@ -165,7 +164,6 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE CelTripleOf<F> CelFixedSteps(F kc, F p3, F a3, F 
 
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace math
-}  // namespace jaxext
+}  // namespace jaxext::math
 
 #endif  // JAXLIB_EXT_MATH_ELLIPTIC_H_

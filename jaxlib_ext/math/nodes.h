@@ -10,8 +10,7 @@
 
 #include "jaxlib_ext/host_device.h"
 
-namespace jaxext {
-namespace math {
+namespace jaxext::math {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 template <int N>
@@ -688,7 +687,6 @@ JAXEXT_HD constexpr Table<11> AtanCoefficients() {
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace math
-}  // namespace jaxext
+}  // namespace jaxext::math
 
 #endif  // JAXLIB_EXT_MATH_NODES_H_

@@ -10,8 +10,7 @@
 #include "jaxlib_ext/transit/orbit.h"
 #include "jaxlib_ext/transit/planet_flux.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 // The transit's breakpoints, times relative to t0 (one transit; the others
@@ -130,7 +129,6 @@ JAXEXT_HD_CALLED Contacts FindContacts(const Planet& planet) {
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_CONTACTS_H_

@@ -30,8 +30,7 @@
 #include "jaxlib_ext/transit/orbit.h"
 #include "jaxlib_ext/transit/planet_flux.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 // The most derivatives in u a time point has (the light curve's).
@@ -304,7 +303,6 @@ JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, do
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_EXPOSURE_H_

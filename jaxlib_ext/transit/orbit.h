@@ -21,8 +21,7 @@
 #include "jaxlib_ext/math/elementary.h"
 
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 
 // (The types here and in transit.h's Outputs are shared by every CPU
 // variant's copy of the math: outside its namespace.)
@@ -202,7 +201,6 @@ JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_ORBIT_H_

@@ -8,8 +8,7 @@
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "jaxlib_ext/transit/orbit.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 // One parameter set made ready for its times: the orbit, the planet's
@@ -64,7 +63,6 @@ JAXEXT_HD_CALLED double FluxAt(const Planet& planet, double dt, double* d, doubl
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_PLANET_FLUX_H_

@@ -14,24 +14,21 @@
 #include <cstdint>
 
 #include "jaxlib_ext/host_device.h"
+#include "jaxlib_ext/limb_dark/law_call.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 #include "jaxlib_ext/transit/contacts.h"
 #include "jaxlib_ext/transit/exposure.h"
 #include "jaxlib_ext/transit/orbit.h"
 #include "jaxlib_ext/transit/planet_flux.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 
-// The result buffers of a call (transit_ffi.h): F - 1; dF/d parameter j for
-// j < kParamCount and dF/dT at kParamCount (d[0] null: the value alone);
-// dF/du_j (du[0] null: not asked for).
+// The result buffers of a call (transit_ffi.h), those of every op taking a
+// law (limb_dark/law_call.h): F - 1; dF/d parameter j for j < kParamCount
+// and dF/dT at kParamCount (d[0] null: the value alone); dF/du_j (du[0]
+// null: not asked for).
 template <typename T>
-struct Outputs {
-  T* flux;
-  T* d[kParamCount + 1];
-  T* du[limb_dark::kMaxDerivativesInU];
-};
+using Outputs = limb_dark::LawOutputs<T, kParamCount + 1>;
 
 inline namespace JAXEXT_MATH_NAMESPACE {
 
@@ -91,7 +88,6 @@ JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts, con
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_TRANSIT_H_

@@ -13,8 +13,7 @@
 #include "jaxlib_ext/transit/transit_ffi.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 
 // kepler.transit's row layout: how many orbital parameters precede u.
 JAXEXT_EXPORT_CONSTANT(TRANSIT_PARAM_COUNT, kParamCount);
@@ -61,8 +60,7 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
 }
 
 }  // namespace
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(TransitCpu, jaxext::transit::TransitCpuImpl,
                               jaxext::BindRowOp<xla::ffi::ThreadPool>()

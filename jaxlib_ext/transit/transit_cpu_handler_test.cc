@@ -27,8 +27,7 @@
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/transit/transit.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 namespace {
 
 // The stand-in runtime and its helpers (Call, HostBuffer, Checks, ...).
@@ -88,17 +87,6 @@ long double CircularSeparation(const double* p, double t, bool* front) {
                                    cos_i * cos_i * std::sin(phi) * std::sin(phi));
 }
 
-template <typename T>
-HostBuffer Rows(const std::vector<std::vector<double>>& rows, std::vector<int64_t> lead) {
-  const int64_t width = static_cast<int64_t>(rows[0].size());
-  lead.push_back(width);
-  HostBuffer b = MakeBuffer<T>(lead);
-  for (size_t k = 0; k < rows.size(); ++k) {
-    for (int64_t j = 0; j < width; ++j) b.data<T>()[k * width + j] = static_cast<T>(rows[k][j]);
-  }
-  return b;
-}
-
 // Times around a transit (and a period or two away), a quarter with an
 // exposure of up to twice the transit's duration.
 template <typename T>
@@ -118,7 +106,7 @@ template <typename T>
 void ValidCalls(const std::vector<int64_t>& dims, bool exposures, std::mt19937_64& rng) {
   // P, t0, a, b0, r, e, omega; a quadratic law.
   const std::vector<double> p = {3.0, 0.25, 8.0, 0.3, 0.1, 0.0, 0.0, 0.4, 0.26};
-  HostBuffer params = Rows<T>({p}, {});
+  HostBuffer params = RowsBuffer<T>({p}, {});
   HostBuffer t = MakeBuffer<T>(dims), exposure = MakeBuffer<T>(dims);
   FillTimes<T>(p, t, exposure, exposures, rng);
   const std::string what = std::string(TypeName<T>()) + " " + ShapeName(dims) +
@@ -170,7 +158,7 @@ void ValidCalls(const std::vector<int64_t>& dims, bool exposures, std::mt19937_6
         }
       }
     }
-    HostBuffer rp = Rows<T>({plus}, {}), rm = Rows<T>({minus}, {});
+    HostBuffer rp = RowsBuffer<T>({plus}, {}), rm = RowsBuffer<T>({minus}, {});
     Outputs up = Run<T>(rp, t_plus, x_plus, 0, 2, false, false, PoolMode::kNone, &outcome);
     Outputs down = Run<T>(rm, t_minus, x_minus, 0, 2, false, false, PoolMode::kNone, &outcome);
     // Output index: the parameters' in order, dF/dT after them, then dF/du.
@@ -200,7 +188,7 @@ void UniformDiskCalls(std::mt19937_64& rng) {
     const double r = 0.01 + 0.3 * unit(rng), a = 3 + 20 * unit(rng);
     const std::vector<double> p = {1 + 10 * unit(rng), unit(rng), a, (1 + r) * unit(rng),
                                    r, 0.0, 6 * unit(rng) - 3};
-    HostBuffer params = Rows<double>({p}, {});
+    HostBuffer params = RowsBuffer<double>({p}, {});
     HostBuffer t = MakeBuffer<double>({200}), exposure = MakeBuffer<double>({200});
     FillTimes<double>(p, t, exposure, false, rng);
     Outcome outcome;
@@ -223,7 +211,7 @@ void GroupedCalls(std::mt19937_64& rng) {
       {3.0, 0.1, 8.0, 0.3, 0.1, 0.0, 0.0, 0.4, 0.26},
       {5.0, -0.2, 12.0, 0.5, 0.05, 0.3, 1.0, 0.2, 0.3},
       {2.0, 0.0, 6.0, 0.9, 0.15, 0.6, -2.0, 0.5, 0.1}};
-  HostBuffer params = Rows<T>(rows, {3});
+  HostBuffer params = RowsBuffer<T>(rows, {3});
   HostBuffer t = MakeBuffer<T>({3, 40}), exposure = MakeBuffer<T>({3, 40});
   for (size_t k = 0; k < rows.size(); ++k) {
     HostBuffer tk = MakeBuffer<T>({40}), xk = MakeBuffer<T>({40});
@@ -237,7 +225,7 @@ void GroupedCalls(std::mt19937_64& rng) {
   Outputs all = Run<T>(params, t, exposure, 0, 2, true, true, PoolMode::kThreads, &outcome);
   bool same = outcome.ok;
   for (size_t k = 0; k < rows.size(); ++k) {
-    HostBuffer pk = Rows<T>({rows[k]}, {});
+    HostBuffer pk = RowsBuffer<T>({rows[k]}, {});
     HostBuffer tk = MakeBuffer<T>({40}), xk = MakeBuffer<T>({40});
     for (int i = 0; i < 40; ++i) {
       tk.data<T>()[i] = t.data<T>()[k * 40 + i];
@@ -263,7 +251,7 @@ void AdversarialValues() {
   {
     const std::vector<T> ts = {0, 0.01, nan, inf, -inf, 0.02, 0.0};
     const std::vector<T> xs = {0, 0.02, 0, 0, 0, -0.01, nan};
-    HostBuffer params = Rows<T>({good}, {});
+    HostBuffer params = RowsBuffer<T>({good}, {});
     HostBuffer t = MakeBuffer<T>({7}), exposure = MakeBuffer<T>({7});
     for (int i = 0; i < 7; ++i) {
       t.data<T>()[i] = ts[i];
@@ -288,7 +276,7 @@ void AdversarialValues() {
   for (const auto& [index, value] : bad) {
     std::vector<double> row = good;
     row[index] = value;
-    HostBuffer params = Rows<T>({row}, {});
+    HostBuffer params = RowsBuffer<T>({row}, {});
     HostBuffer t = MakeBuffer<T>({4}), exposure = MakeBuffer<T>({4});
     for (int i = 0; i < 4; ++i) {
       t.data<T>()[i] = static_cast<T>(0.01 * i + (i == 3 ? 1.5 : 0.0));
@@ -365,23 +353,30 @@ void MalformedCalls() {
 int Main() {
   std::mt19937_64 rng(20261127);
   const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {2, 0}, {5}, {3, 7}, {3000}};
-  for (const auto& dims : shapes) {
-    for (bool exposures : {false, true}) {
-      ValidCalls<double>(dims, exposures, rng);
-      ValidCalls<float>(dims, exposures, rng);
-    }
-  }
-  UniformDiskCalls(rng);
-  GroupedCalls<double>(rng);
-  GroupedCalls<float>(rng);
-  AdversarialValues<double>();
-  AdversarialValues<float>();
-  MalformedCalls();
-  return g_checks.Summary();
+  return g_checks.Run({
+      {"malformed calls", MalformedCalls},
+      {"adversarial values", [] {
+         AdversarialValues<double>();
+         AdversarialValues<float>();
+       }},
+      {"valid calls, with and without exposures",
+       [&] {
+         for (const auto& dims : shapes) {
+           for (bool exposures : {false, true}) {
+             ValidCalls<double>(dims, exposures, rng);
+             ValidCalls<float>(dims, exposures, rng);
+           }
+         }
+       }},
+      {"the uniform disk", [&] { UniformDiskCalls(rng); }},
+      {"grouped calls", [&] {
+         GroupedCalls<double>(rng);
+         GroupedCalls<float>(rng);
+       }},
+  });
 }
 
 }  // namespace
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 int main() { return jaxext::transit::Main(); }

@@ -22,8 +22,7 @@
 #include "jaxlib_ext/transit/transit.h"
 #include "jaxlib_ext/transit/transit_cpu_loops.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 namespace {
 
 // Measured on these inputs (2026-11-27): at most 1.9e-12 (power2,
@@ -116,8 +115,7 @@ void CheckCase(const Case& c) {
 }
 
 }  // namespace
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 int main() {
   using jaxext::limb_dark::Law;

@@ -15,9 +15,7 @@
 #error "JAXEXT_ISA_NAMESPACE must name the variant (see cpu_isa.bzl)"
 #endif
 
-namespace jaxext {
-namespace transit {
-namespace JAXEXT_ISA_NAMESPACE {
+namespace jaxext::transit::JAXEXT_ISA_NAMESPACE {
 namespace {
 
 // F - 1 of a planet whose law is polynomial of at most two coefficients at
@@ -329,11 +327,6 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
 
 }  // namespace
 
-const TransitLoops& Loops() {
-  static constexpr TransitLoops kLoops = {&TransitRowLoop<float>, &TransitRowLoop<double>};
-  return kLoops;
-}
+JAXEXT_ISA_LOOPS(TransitLoops, Loops, TransitRowLoop)
 
-}  // namespace JAXEXT_ISA_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit::JAXEXT_ISA_NAMESPACE

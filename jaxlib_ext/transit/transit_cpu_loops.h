@@ -9,8 +9,7 @@
 #include "jaxlib_ext/limb_dark/laws.h"
 #include "jaxlib_ext/transit/transit.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 
 // For i in [0, n), one row of parameters (kParamCount values then `order`
 // coefficients of `law`): out.flux[i] = F - 1 at t[i] averaged over the
@@ -25,7 +24,6 @@ using TransitLoops = FloatLoops<TransitLoop>;
 
 JAXEXT_PER_ISA_TABLE(TransitLoops, Loops)
 
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_TRANSIT_CPU_LOOPS_H_

@@ -12,8 +12,7 @@
 #include "jaxlib_ext/transit/transit_kernel.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 namespace {
 
 ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyBuffer t,
@@ -26,26 +25,14 @@ ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyB
   }
   return LaunchForDtype<kernel::Params>(kOp, t.element_type(), stream, [&](auto zero, auto* p) {
     using T = decltype(zero);
-    const limb_dark::LawCall& l = layout.call;
-    p->params = params.typed_data<T>();
-    p->t = t.typed_data<T>();
-    p->exposure = exposure.typed_data<T>();
-    p->out.flux = flux->typed_data<T>();
-    for (int j = 0; j <= kParamCount; ++j) p->out.d[j] = static_cast<T*>(l.d[j]);
-    for (int j = 0; j < l.n_du; ++j) {
-      p->out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
-    }
-    p->law = l.law;
+    static_cast<limb_dark::LawParams<T, kParamCount + 1>&>(*p) =
+        limb_dark::KernelParams<T, kParamCount + 1>(layout.call, params, t, exposure, *flux);
     p->geometry = layout.geometry;
-    p->order = l.order;
-    p->group_size = static_cast<int64_t>(l.group_size);
-    p->n = static_cast<int64_t>(l.n);
   });
 }
 
 }  // namespace
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     TransitCuda, jaxext::transit::TransitCudaImpl,

@@ -23,8 +23,7 @@
 #include "jaxlib_ext/transit/transit.h"
 #include "xla/ffi/api/ffi.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 
 // The prefix of the op's error messages.
 constexpr char kOp[] = "transit";
@@ -36,7 +35,6 @@ struct Layout {
   limb_dark::LawCall call;
   Geometry geometry;
 };
-static_assert(kParamCount + 1 <= limb_dark::kMaxFirstDerivatives, "LawCall's first derivatives");
 
 inline ffi::Error CheckLayout(const ffi::AnyBuffer& params, const ffi::AnyBuffer& t,
                               const ffi::AnyBuffer& exposure, const ffi::AnyBuffer& flux,
@@ -55,7 +53,6 @@ inline ffi::Error CheckLayout(const ffi::AnyBuffer& params, const ffi::AnyBuffer
       [](size_t k) { return "d_" + std::to_string(k); }, &out->call);
 }
 
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_TRANSIT_FFI_H_

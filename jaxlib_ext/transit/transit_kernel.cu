@@ -3,9 +3,7 @@
 #include "jaxlib_ext/cuda/grid_stride.h"
 #include "jaxlib_ext/transit/transit.h"
 
-namespace jaxext {
-namespace transit {
-namespace kernel {
+namespace jaxext::transit::kernel {
 
 constexpr int kBlockSize = 128;
 
@@ -16,9 +14,9 @@ struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
     Planet planet;
-    MakePlanetFromRow(p.params + (i / p.group_size) * (kParamCount + p.order), p.order,
+    MakePlanetFromRow(p.rows + (i / p.group_size) * (kParamCount + p.order), p.order,
                       p.geometry, p.law, &planet);
-    TransitElement(planet, nullptr, p.t, p.exposure, i, p.out);
+    TransitElement(planet, nullptr, p.x, p.y, i, p.out);
   }
 };
 
@@ -31,6 +29,4 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);
 template cudaError_t Launch<double>(const Params<double>&, cudaStream_t);
 
-}  // namespace kernel
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit::kernel

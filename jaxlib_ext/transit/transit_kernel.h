@@ -9,29 +9,20 @@
 
 #include "jaxlib_ext/transit/transit.h"
 
-namespace jaxext {
-namespace transit {
-namespace kernel {
+namespace jaxext::transit::kernel {
 
+// The call (limb_dark/law_call.h): rows of params, x = t, y = exposure,
+// out.d the derivatives in the parameters and T (Outputs); and the
+// geometry.
 template <typename T>
-struct Params {
-  const T* params;  // (groups, kParamCount + order)
-  const T* t;
-  const T* exposure;
-  Outputs<T> out;
-  limb_dark::Law law;
+struct Params : limb_dark::LawParams<T, kParamCount + 1> {
   Geometry geometry;
-  int order;
-  int64_t group_size;
-  int64_t n;
 };
 
 // Enqueues the kernel on `stream`; returns the launch error, if any.
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream);
 
-}  // namespace kernel
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit::kernel
 
 #endif  // JAXLIB_EXT_TRANSIT_TRANSIT_KERNEL_H_

@@ -18,8 +18,7 @@
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/transit/orbit.h"
 
-namespace jaxext {
-namespace transit {
+namespace jaxext::transit {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
 // The times dt = t - t0 with (dt - start) mod period < width; every time
@@ -72,7 +71,6 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE bool MayTransit(const TransitWindow& w, double dt
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
-}  // namespace transit
-}  // namespace jaxext
+}  // namespace jaxext::transit
 
 #endif  // JAXLIB_EXT_TRANSIT_TRANSIT_WINDOW_H_
