@@ -8,8 +8,6 @@ limb_dark_cpu.cc, limb_dark_cuda.cc, the math in limb_dark.h) with their
 first derivatives in b, r and u.
 """
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,6 +16,7 @@ from kepler import _ffi
 from kepler._ffi import differences
 from kepler._ffi import elementwise
 from kepler._ffi import partition
+from kepler._ffi import row_op
 
 __all__ = ["light_curve", "power2_from_h", "LAWS", "MAX_ORDER", "MAX_TABLE_SIZE",
            "MAX_CROSSING_RADIUS"]
@@ -55,77 +54,38 @@ def first_differentiated(law, n_coefficients):
   return n_coefficients // 2 if law == _TABULATED else 0
 
 
-def _call(u, b, r, law, with_du):
-  """(F - 1, dF/db, dF/dr, dF/du) from one call of the handler: dF/du the
-  tuple (dF/du_1, ..., dF/du_N) of arrays of b's shape with with_du, else ().
-  Partitioned elementwise in b, r on many devices, u replicated
-  (kepler/_ffi/partition.py)."""
-  n_du = u.shape[-1] - first_differentiated(law, u.shape[-1]) if with_du else 0
-  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du,
-                       attrs=(("law", np.int32(law)),))
-  return out[0], out[1], out[2], tuple(out[3:])
+def _attrs(law):
+  return (("law", np.int32(law)),)
 
 
 def _value(u, b, r, law):
   """F - 1 alone, which the handler computes faster than with its derivatives."""
-  return partition.call(_TARGET, (b, r), shared=(u,), n_results=1,
-                        attrs=(("law", np.int32(law)),))[0]
+  return partition.call(_TARGET, (b, r), shared=(u,), n_results=1, attrs=_attrs(law))[0]
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
-def _kernel(u, b, r, law, with_du):
-  """(F - 1, dF/db, dF/dr, dF/du): see _call."""
-  return _call(u, b, r, law, with_du)
+def _derivatives(u, b, r, law, with_du):
+  """(F - 1, (dF/db, dF/dr), dF/du) from one call of the handler: dF/du the
+  tuple (dF/du_i, ...) of arrays of b's shape for the coefficients with a
+  derivative (_entries) with with_du, else (). Partitioned elementwise in
+  b, r on many devices, u replicated (kepler/_ffi/partition.py)."""
+  n_du = u.shape[-1] - first_differentiated(law, u.shape[-1]) if with_du else 0
+  out = partition.call(_TARGET, (b, r), shared=(u,), n_results=3 + n_du, attrs=_attrs(law))
+  return out[0], (out[1], out[2]), tuple(out[3:])
 
 
-@_kernel.defjvp
-def _kernel_jvp(law, with_du, primals, tangents):
-  u, b, r = primals
-  du, db, dr = tangents
-  out = _kernel(u, b, r, law, with_du)
-  # Second derivatives: central differences of every output in b, in r and
-  # in each coefficient of u (kepler/_ffi/differences.py); u is 1-D (see
-  # _light_curve_jvp), and the tabulated law's grid is constant.
-  kernel = lambda uu, bb, rr: _kernel(uu, bb, rr, law, with_du)
-  d_b = differences.difference(lambda x: kernel(u, x, r), b, differences.fd_step(b))
-  d_r = differences.difference(lambda x: kernel(u, b, x), r, differences.fd_step(r))
-  tangent = jax.tree_util.tree_map(lambda x, y: x * db + y * dr, d_b, d_r)
-  eps_u = differences.fd_step(jnp.zeros((), u.dtype))
-  for j in range(first_differentiated(law, u.shape[-1]), u.shape[0]):
-    d_u = differences.entry_difference(lambda v: kernel(v, b, r), u, j, eps_u)
-    tangent = jax.tree_util.tree_map(lambda t, d: t + d * du[j], tangent, d_u)
-  return out, tangent
+def _entries(law, n):
+  """The coefficients with a derivative: all but the tabulated law's grid."""
+  return (slice(first_differentiated(law, n), n),)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
-def _light_curve(u, b, r, law):
-  # Not differentiated (derivatives come from _light_curve_jvp).
-  return _value(u, b, r, law)
-
-
-def _light_curve_jvp(law, primals, tangents):
-  u, b, r = primals
-  du, db, dr = tangents
-  # One call of the handler, with dF/du when the tangent in u is needed.
-  flux, d_db, d_dr, d_du = _kernel(u, b, r, law, not differences.is_zero(du))
-  tangent = jnp.zeros_like(flux)
-  if not differences.is_zero(db):
-    tangent = tangent + d_db * db
-  if not differences.is_zero(dr):
-    tangent = tangent + d_dr * dr
-  if not differences.is_zero(du) and d_du:
-    # u is 1-D here (light_curve checks it; vmap over u hides the batch): a
-    # dot over the coefficients, whose transpose in reverse mode is one dot
-    # over the points (measured faster than a sum per coefficient, the
-    # stack's copy included: benchmarks/BENCHMARKS.md), at full precision: a
-    # float32 dot on a GPU defaults to TF32 (~5e-4 relative).
-    first = first_differentiated(law, u.shape[-1])
-    tangent = tangent + jnp.tensordot(du[first:], jnp.stack(d_du), axes=1,
-                                      precision=jax.lax.Precision.HIGHEST)
-  return flux, tangent
-
-
-_light_curve.defjvp(_light_curve_jvp, symbolic_zeros=True)
+# F - 1 of (u, b, r, law), differentiable to any order in u, b and r
+# (kepler/_ffi/row_op.py): u is 1-D (vmap hides a batch), the tabulated
+# law's grid constant; second derivatives by steps of 1e-6 in each
+# coefficient, relative in b and r.
+_light_curve = row_op.differentiable(
+    _value, _derivatives, _entries,
+    steps=((differences.fd_step, None), (differences.fd_step, None)),
+    entry_step=lambda u, j: differences.fd_step(jnp.zeros((), u.dtype)))
 
 
 def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
@@ -200,9 +160,9 @@ def light_curve(u, b, r, *, law="polynomial", order=None, mu=None):
   u = check_law("limb_dark.light_curve", law, u, mu)
   (b, r), (u,), dtype = elementwise.prepare(
       "limb_dark.light_curve", (("b", b), ("r", r)), others=(("u", u),))
-  u = kernel_coefficients("limb_dark.light_curve", law, u, mu)
+  number, u = kernel_law("limb_dark.light_curve", law, u, mu)
   # |b| inside the kernel, whose dF/db is that in b itself (limb_dark.h).
-  flux = _light_curve(u, b, r, _LAW_NAMES.index(law))
+  flux = _light_curve(u, b, r, number)
   return flux.astype(dtype)
 
 
@@ -233,21 +193,19 @@ def check_law(where, law, u, mu):
   return u
 
 
-def kernel_coefficients(where, law, u, mu):
-  """The kernel's coefficients of a checked law (check_law) with u in the
-  computation's dtype: u itself, or for the tabulated law the grid,
-  increasing, then the intensities in its order."""
+def kernel_law(where, law, u, mu):
+  """The handlers' arguments of a checked law (check_law), u in the
+  computation's dtype: its number (their `law` attribute) and its
+  coefficients as they take them: u itself, or for the tabulated law the
+  grid, increasing, then the intensities in its order. Shared with
+  kepler.transit."""
+  number = _LAW_NAMES.index(law)
   if law != "tabulated":
-    return u
+    return number, u
   grid = _table_grid(where, mu, np.shape(u)[0], u.dtype)
   if grid[0] > grid[-1]:
     grid, u = grid[::-1], u[::-1]
-  return jnp.concatenate([jnp.asarray(grid), u])
-
-
-def law_index(law):
-  """The handlers' `law` attribute of a law's name."""
-  return _LAW_NAMES.index(law)
+  return number, jnp.concatenate([jnp.asarray(grid), u])
 
 
 def _table_grid(public, mu, size, dtype):

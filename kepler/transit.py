@@ -11,8 +11,6 @@ derivatives in every parameter from the same handler call
 (docs/transit_model.md derives them).
 """
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,6 +21,7 @@ from kepler import limb_dark
 from kepler._ffi import differences
 from kepler._ffi import elementwise
 from kepler._ffi import partition
+from kepler._ffi import row_op
 
 __all__ = ["light_curve", "radial_velocity"]
 
@@ -40,88 +39,49 @@ def _attrs(law, geometry):
   return (("geometry", np.int32(geometry)), ("law", np.int32(law)))
 
 
-def _call(row, t, exposure, law, geometry, derivatives):
-  """F - 1 and, with `derivatives`, (dF/d row_j for every row entry with a
-  derivative, in row order; dF/dT) from one call of the handler."""
-  if not derivatives:
-    return partition.call(_TARGET, (t, exposure), shared=(row,), n_results=1,
-                          attrs=_attrs(law, geometry))[0], (), None
+def _value(row, t, exposure, static):
+  """F - 1 alone."""
+  return partition.call(_TARGET, (t, exposure), shared=(row,), n_results=1,
+                        attrs=_attrs(*static))[0]
+
+
+def _derivatives(row, t, exposure, static, with_entries):
+  """(F - 1, (dF/dt, dF/dT), dF/d row_j for every row entry with a
+  derivative, in row order: _entries) from one call of the handler, which
+  returns them all whatever with_entries says (dF/dt is -dF/dt0: F depends
+  on t through t - t0 alone)."""
+  del with_entries
+  law, geometry = static
   n_u = row.shape[-1] - len(_PARAMS)
   n_du = n_u - limb_dark.first_differentiated(law, n_u)
   out = partition.call(_TARGET, (t, exposure), shared=(row,),
                        n_results=1 + len(_PARAMS) + 1 + n_du, attrs=_attrs(law, geometry))
-  d_row = tuple(out[1:1 + len(_PARAMS)]) + tuple(out[2 + len(_PARAMS):])
-  return out[0], d_row, out[1 + len(_PARAMS)]
+  by_row = tuple(out[1:1 + len(_PARAMS)]) + tuple(out[2 + len(_PARAMS):])
+  return out[0], (-by_row[_T0], out[1 + len(_PARAMS)]), by_row
 
 
-def _row_tangent_index(law, n_row):
-  """The row entries with a derivative, in the order _call returns them."""
-  return list(range(len(_PARAMS))) + list(range(_first_differentiated_u(law, n_row), n_row))
+def _entries(static, n):
+  """The row entries with a derivative: the orbit's, the law's but the
+  tabulated law's grid."""
+  law, _ = static
+  first_u = limb_dark.first_differentiated(law, n - len(_PARAMS))
+  return slice(0, len(_PARAMS)), slice(len(_PARAMS) + first_u, n)
 
 
-def _first_differentiated_u(law, n_row):
-  """The row index of the first of the law's coefficients with a derivative."""
-  return len(_PARAMS) + limb_dark.first_differentiated(law, n_row - len(_PARAMS))
+def _entry_lowest(static, j):
+  """The bottom of entry j's domain: the period, a, b or i, r and e are >= 0."""
+  return 0.0 if _PARAMS[j:j + 1] in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",)) \
+      else None
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
-def _kernel(row, t, exposure, law, geometry):
-  """(F - 1, dF/d row entries, dF/dT) in one call; differentiable once more
-  by central differences of these first derivatives."""
-  return _call(row, t, exposure, law, geometry, True)
-
-
-@_kernel.defjvp
-def _kernel_jvp(law, geometry, primals, tangents):
-  row, t, exposure = primals
-  d_row, d_t, d_exposure = tangents
-  out = _kernel(row, t, exposure, law, geometry)
-
-  # Second derivatives: central differences of every output
-  # (kepler/_ffi/differences.py); F depends on t through t - t0 alone.
-  kernel = lambda rr, tt, xx: _kernel(rr, tt, xx, law, geometry)
-  step = differences.fd_step
-  d_by_t = differences.difference(lambda x: kernel(row, x, exposure), t, step(t))
-  tangent = jax.tree_util.tree_map(lambda x: x * d_t, d_by_t)
-  d_by_x = differences.difference(lambda x: kernel(row, t, x), exposure,
-                                  1e-6 * jnp.maximum(exposure, 1e-3), lowest=0.0)
-  tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_exposure, tangent, d_by_x)
-  for j in _row_tangent_index(law, row.shape[0]):
-    # The period, a, b or i, r and e are >= 0.
-    lowest = 0.0 if _PARAMS[j:j + 1] in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",)) \
-        else None
-    d_j = differences.entry_difference(lambda v: kernel(v, t, exposure), row, j,
-                                       step(row[j]), lowest)
-    tangent = jax.tree_util.tree_map(lambda s, x: s + x * d_row[j], tangent, d_j)
-  return out, tangent
-
-
-@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
-def _light_curve(row, t, exposure, law, geometry):
-  return _call(row, t, exposure, law, geometry, False)[0]
-
-
-def _light_curve_jvp(law, geometry, primals, tangents):
-  row, t, exposure = primals
-  d_row, d_t, d_exposure = tangents
-  flux, by_row, by_exposure = _kernel(row, t, exposure, law, geometry)
-  tangent = jnp.zeros_like(flux)
-  if not differences.is_zero(d_row):
-    # A dot over the row's entries (row is 1-D here; vmap hides a batch), at
-    # full precision (a float32 dot on a GPU defaults to TF32, ~5e-4), its
-    # tangents taken by slices (a gather's transpose is a scatter).
-    first_u = _first_differentiated_u(law, row.shape[0])
-    d_entries = jnp.concatenate([d_row[:len(_PARAMS)], d_row[first_u:]])
-    tangent = tangent + jnp.tensordot(d_entries, jnp.stack(by_row), axes=1,
-                                      precision=jax.lax.Precision.HIGHEST)
-  if not differences.is_zero(d_t):
-    tangent = tangent - by_row[_T0] * d_t
-  if not differences.is_zero(d_exposure):
-    tangent = tangent + by_exposure * d_exposure
-  return flux, tangent
-
-
-_light_curve.defjvp(_light_curve_jvp, symbolic_zeros=True)
+# F - 1 of (row, t, exposure, (law, geometry)), differentiable to any order
+# in the row, t and the exposure time (kepler/_ffi/row_op.py); second
+# derivatives by steps of 1e-6 relative in each, one-sided at the bottom of
+# a domain.
+_light_curve = row_op.differentiable(
+    _value, _derivatives, _entries,
+    steps=((differences.fd_step, None), (lambda x: 1e-6 * jnp.maximum(x, 1e-3), 0.0)),
+    entry_step=lambda row, j: differences.fd_step(row[j]), entry_lowest=_entry_lowest)
 
 
 def _scalar(where, name, value):
@@ -191,9 +151,9 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
   scalars = tuple((name, _scalar(where, name, x)) for name, x in scalars)
   (t, exposure), others, dtype = elementwise.prepare(
       where, (("t", t), ("exposure_time", exposure_time)), others=scalars + (("u", u),))
-  u = limb_dark.kernel_coefficients(where, law, others[-1], mu)
+  number, u = limb_dark.kernel_law(where, law, others[-1], mu)
   row = jnp.concatenate([jnp.stack(others[:-1]), u])
-  flux = _light_curve(row, t, exposure, limb_dark.law_index(law), geometry)
+  flux = _light_curve(row, t, exposure, (number, geometry))
   return flux.astype(dtype)
 
 

@@ -800,7 +800,7 @@ class TransitTest(parameterized.TestCase):
     t = t0 + rng.integers(-2, 3, 300) * period + rng.uniform(-half, half, 300)
     exposure = np.where(np.arange(300) % 3 == 0, rng.uniform(0, 2 * half, 300), 0.0)
     params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega)
-    law_index = limb_dark.law_index(law)
+    law_index = list(limb_dark.LAWS).index(law)
     coefficients = np.asarray(u, np.float64) if mu is None else np.concatenate([mu, u])
     row = np.concatenate([[period, t0, a, b, r, ecc, omega], coefficients])
     got = _device_path.transit(_VARIANT.value, row, law_index, 0, t, exposure, True)
