@@ -6,9 +6,11 @@
   jvp.register          derivatives of that primitive for a handler that
                         returns tangents with its values (forward mode in
                         one call, reverse mode through jnp);
-  differences           second derivatives, by central differences, of ops
-                        whose handler returns first derivatives with its
-                        values (their own jax.custom_jvp);
+  row_op.differentiable the derivatives of a row op (a shared 1-D row and
+                        two elementwise arguments) whose handler returns
+                        its first derivatives with its values: first from
+                        one call, higher by central differences
+                        (differences) of those;
   registration.register the handlers of every op, registered with XLA once;
   target(op), constant(name), constants_named(prefix)
                         what the compiled CPU module says of the ops.
