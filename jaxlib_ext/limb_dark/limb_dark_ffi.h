@@ -133,6 +133,19 @@ ffi::Error CheckLawCall(const char* op, std::int32_t law, Named rows, int offset
   return ffi::Error::Success();
 }
 
+// The results of a call CheckLawCall accepted (law_call.h's LawOutputs),
+// F - 1 in `flux`, each from element `begin` on; null where not asked for.
+template <typename T, int kFirst>
+LawOutputs<T, kFirst> OutputsFrom(const LawCall& l, T* flux, size_t begin) {
+  LawOutputs<T, kFirst> out{};
+  out.flux = flux + begin;
+  for (int j = 0; j < kFirst; ++j) out.d[j] = l.d[j] ? static_cast<T*>(l.d[j]) + begin : nullptr;
+  for (int j = 0; j < l.n_du; ++j) {
+    out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
+  }
+  return out;
+}
+
 // The kernel's arguments (law_call.h) of a call CheckLawCall accepted, with
 // its buffers: the rows, the elementwise arguments x and y and F - 1.
 template <typename T, int kFirst>
@@ -143,9 +156,7 @@ LawParams<T, kFirst> KernelParams(const LawCall& l, const ffi::AnyBuffer& rows,
   p.rows = rows.typed_data<T>();
   p.x = x.typed_data<T>();
   p.y = y.typed_data<T>();
-  p.out.flux = flux.typed_data<T>();
-  for (int j = 0; j < kFirst; ++j) p.out.d[j] = static_cast<T*>(l.d[j]);
-  for (int j = 0; j < l.n_du; ++j) p.out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) : nullptr;
+  p.out = OutputsFrom<T, kFirst>(l, flux.typed_data<T>(), 0);
   p.law = l.law;
   p.order = l.order;
   p.group_size = static_cast<int64_t>(l.group_size);

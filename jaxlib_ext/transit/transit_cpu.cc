@@ -44,14 +44,8 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
     const size_t width = kParamCount + static_cast<size_t>(l.order);
     ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
                     [=](size_t row, size_t begin, size_t end) {
-                      Outputs<T> out{};
-                      out.flux = f_data + begin;
-                      for (int j = 0; j <= kParamCount; ++j) {
-                        out.d[j] = l.d[j] ? static_cast<T*>(l.d[j]) + begin : nullptr;
-                      }
-                      for (int j = 0; j < l.n_du; ++j) {
-                        out.du[j] = l.with_du ? static_cast<T*>(l.d_du[j]) + begin : nullptr;
-                      }
+                      const Outputs<T> out =
+                          limb_dark::OutputsFrom<T, kParamCount + 1>(l, f_data, begin);
                       loop(p_data + row * width, l.order, geometry, l.law, t_data + begin,
                            x_data + begin, out, end - begin);
                     });
