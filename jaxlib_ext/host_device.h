@@ -80,4 +80,57 @@
 #define JAXEXT_MATH_NAMESPACE math_portable
 #endif
 
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace jaxext {
+
+// A kernel's first pass over its elements marks those it leaves to a second
+// pass by storing this value into the element's first result (the second
+// pass reads that result back and computes the marked elements): a quiet
+// NaN whose payload no arithmetic makes (the GPUs' arithmetic NaN is the
+// canonical one), and the passes compare bits, not values. An element whose
+// inputs are NaN is one the first pass leaves, so no input's payload reaches
+// the result either.
+template <typename T>
+struct LeftMark {
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+  static constexpr Bits kBits =
+      sizeof(T) == 8 ? Bits(0x7ff8'0000'4c45'4654ULL) : Bits(0x7fc4'c454UL);
+};
+
+// On the device a register move keeps a NaN's bits, so the value's own
+// load and store serve (no copy through memory).
+template <typename T>
+JAXEXT_HD void MarkLeft(T* out) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8) {
+    *out = __longlong_as_double(static_cast<long long>(LeftMark<T>::kBits));
+  } else {
+    *out = __uint_as_float(LeftMark<T>::kBits);
+  }
+#else
+  const typename LeftMark<T>::Bits bits = LeftMark<T>::kBits;
+  std::memcpy(out, &bits, sizeof(T));
+#endif
+}
+
+template <typename T>
+JAXEXT_HD bool IsMarkedLeft(T value) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8) {
+    return static_cast<std::uint64_t>(__double_as_longlong(value)) == LeftMark<T>::kBits;
+  } else {
+    return __float_as_uint(value) == LeftMark<T>::kBits;
+  }
+#else
+  typename LeftMark<T>::Bits bits;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits == LeftMark<T>::kBits;
+#endif
+}
+
+}  // namespace jaxext
+
 #endif  // JAXLIB_EXT_HOST_DEVICE_H_

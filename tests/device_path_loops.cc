@@ -55,17 +55,28 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
 }
 
 // The light-curve kernel's loop (jaxlib_ext/limb_dark/limb_dark_kernel.cu),
-// one element at a time: the same function per element (kFloat32Math: the
-// float32-in-float32 path of the laws of at most two coefficients instead).
+// one element at a time: the same function per element, and for the
+// polynomial laws of at most two coefficients the kernel's two passes, each
+// over every element (kFloat32Math: the float32-in-float32 path of those
+// laws instead, both passes per element).
 template <bool kFloat32Math, typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
   T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};  // the kernel's Params::d_du
   const int n_du = jaxext::limb_dark::DerivativesInU(law, order);
   for (int j = 0; d_du && j < n_du; ++j) du[j] = d_du[j];
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto size = static_cast<std::int64_t>(group_size);
-    const auto k = static_cast<std::int64_t>(i);
+  const auto size = static_cast<std::int64_t>(group_size);
+  const auto count = static_cast<std::int64_t>(n);
+  if (!kFloat32Math && law == static_cast<int>(jaxext::limb_dark::Law::kPolynomial) && order <= 2) {
+    for (std::int64_t k = 0; k < count; ++k) {
+      jaxext::limb_dark::LowOrderFastElement(u, b, r, order, size, k, flux, d_db, d_dr, du);
+    }
+    for (std::int64_t k = 0; k < count; ++k) {
+      jaxext::limb_dark::LeftLightCurveElement(u, b, r, order, size, k, flux, d_db, d_dr, du);
+    }
+    return;
+  }
+  for (std::int64_t k = 0; k < count; ++k) {
     if constexpr (kFloat32Math) {
       jaxext::limb_dark::LowOrderCurveElementIn<float>(u, b, r, order, size, k, flux, d_db,
                                                        d_dr, du);

@@ -30,9 +30,10 @@ sqrt are correctly rounded on both sides (nvcc's default -prec-div and
 
 The light curve: the CUDA kernel (jaxlib_ext/limb_dark/limb_dark_kernel.cu)
 runs limb_dark.h's CurveElement, for the polynomial laws LightCurveElement,
-once per element, with
+once per element (for laws of at most two coefficients two passes:
+LowOrderFastElement, then LeftLightCurveElement on the points it left), with
 JAXEXT_DEVICE_PATH=1 (the global C math functions, CUDA's on the device);
-here the same function runs over every element (the module's light_curve),
+here the same functions run over every element (the module's light_curve),
 for laws of one or two coefficients also at the points where the CPU's
 vectorised loop (LowOrderLightCurvePoint) takes another path. Held to the
 bounds of tests/limb_dark_test.py (docs/accuracy_and_speed.md) for laws of 0
@@ -551,8 +552,8 @@ class LightCurveNanPolicyTest(parameterized.TestCase):
       for x, y in zip(outputs, alone):
         np.testing.assert_array_equal(x[:, ~invalid], y)
     # A law with NaN in it: NaN everywhere, out of transit too (two
-    # coefficients: limb_dark.h's LowOrderCurveElement; three: the general
-    # path).
+    # coefficients: the first pass leaves every point to the second,
+    # limb_dark.h's LowOrderFastElement; three: the general path).
     for law in ([[0.4, nan]], [[nan]], [[0.4, nan, 0.1]]):
       got = _ld_device(np.array(law, dtype), b[~invalid], r[~invalid])
       self.assertTrue(np.all(np.isnan(got)), msg=f"law {law}: {got}")

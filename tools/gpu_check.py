@@ -300,7 +300,7 @@ def main():
     record("ncu", "skipped (ncu not found)")
   elif knob("KEPLER_NCU"):
     status = run(["ncu", "--set", "full", "--clock-control", "none", "--kernel-name-base",
-                  "demangled", "-k", "regex:jaxext", "-c", str(len(NCU_CASES)), PY,
+                  "demangled", "-k", "regex:jaxext", PY,
                   "tools/gpu/ncu_driver.py", "--cases", ",".join(NCU_CASES)],
                  "ncu.txt", 300, env=dict(base, JAX_PLATFORMS="cuda"))
     shutil.copy(f"{LOGS}/ncu.txt", OUT)

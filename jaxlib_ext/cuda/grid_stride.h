@@ -1,5 +1,6 @@
-// The one kernel launch of every op: a grid-stride loop of threads over the
-// elements, each op giving only its per-element work. Included by the ops'
+// The kernel launch of every op: a grid-stride loop of threads over the
+// elements, each op giving only its per-element work (an op of two passes
+// launches it twice). Included by the ops'
 // .cu files (device code).
 //
 // An op's kernel is GridStrideKernel over an element functor: a copyable
@@ -76,6 +77,76 @@ cudaError_t LaunchGridStride(const Element& element, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// The second pass over elements that a first pass marked (jaxext::MarkLeft):
+// the element functor also has `__device__ bool IsLeft(int64_t i) const`.
+// Each block scans its share of the elements, kPerThread a thread at a time
+// with every load in flight, gathers the indices of the marked ones in
+// shared memory, and computes them kBlockSize at a time, so that the warps
+// that compute them run full however rare they are (a grid-stride pass
+// would run each warp for its one or two marked lanes); what is left
+// gathered at the end, once. `blocks` a multiple of what fits on the device
+// at once: the fewer the blocks, the fuller the batches.
+template <int kBlockSize, int kPerThread, typename Element>
+__global__ void __launch_bounds__(kBlockSize) LeftPassKernel(Element element) {
+  constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
+  __shared__ int64_t gathered[kTile + kBlockSize];
+  __shared__ int count;
+  const int64_t n = element.size();
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  // Block-uniform trip count: every thread reaches every barrier.
+  for (int64_t tile = static_cast<int64_t>(blockIdx.x) * kTile; tile < n;
+       tile += static_cast<int64_t>(gridDim.x) * kTile) {
+    bool left[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int64_t i = tile + threadIdx.x + int64_t{k} * kBlockSize;
+      left[k] = i < n && element.IsLeft(i);
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      if (left[k]) gathered[atomicAdd(&count, 1)] = tile + threadIdx.x + int64_t{k} * kBlockSize;
+    }
+    __syncthreads();
+    const int gathered_count = count;
+    const int full = gathered_count - gathered_count % kBlockSize;
+    for (int k = threadIdx.x; k < full; k += kBlockSize) element(gathered[k]);
+    __syncthreads();
+    // The rest (fewer than kBlockSize) to the front, for the next tile; it
+    // lies past the first kBlockSize entries, so the copy overlaps nothing.
+    if (full > 0 && threadIdx.x < gathered_count - full) {
+      gathered[threadIdx.x] = gathered[full + threadIdx.x];
+    }
+    if (threadIdx.x == 0) count = gathered_count - full;
+    __syncthreads();
+  }
+  if (threadIdx.x < count) element(gathered[threadIdx.x]);
+}
+
+// Enqueues LeftPassKernel over element.size() elements on `stream`, as many
+// blocks as fit on the current device at once (nothing for no elements);
+// returns the launch error, if any.
+template <int kBlockSize, int kPerThread, typename Element>
+cudaError_t LaunchLeftPass(const Element& element, cudaStream_t stream) {
+  const int64_t n = element.size();
+  if (n == 0) return cudaSuccess;
+  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) {
+    status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+  }
+  if (status == cudaSuccess) {
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_multiprocessor, LeftPassKernel<kBlockSize, kPerThread, Element>, kBlockSize, 0);
+  }
+  if (status != cudaSuccess) return status;
+  constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
+  const int64_t resident = std::max<int64_t>(1, int64_t{multiprocessors} * per_multiprocessor);
+  const unsigned blocks = static_cast<unsigned>(std::min((n + kTile - 1) / kTile, resident));
+  LeftPassKernel<kBlockSize, kPerThread><<<blocks, kBlockSize, 0, stream>>>(element);
+  return cudaGetLastError();
+}
+
 // An op's Params (with their element count n) in either dtype as one
 // element functor: Element::Run(p, i) on the dtype in use (the other's
 // Params stay empty).
@@ -105,6 +176,11 @@ struct BothDtypes {
     } else {
       Element::Run(as_double, i);
     }
+  }
+
+  // For LeftPassKernel: Element::IsLeft(p, i).
+  __device__ bool IsLeft(int64_t i) const {
+    return is_float ? Element::IsLeft(as_float, i) : Element::IsLeft(as_double, i);
   }
 };
 

@@ -109,35 +109,31 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
 }
 
 // LightCurveElement for laws of at most two coefficients (order <= 2), as
-// the GPU runs them: LowOrderLightCurvePoint (polynomial_flux.h), a path
-// without branches whose arrays are of three values, so that a thread keeps
-// its point in registers (LightCurveElement's are sized for kMaxOrder). The
-// law is taken as one of two coefficients, the missing ones 0: the same
-// Green's coefficients, normalisation and derivatives in the coefficients
-// it has, to the bit. The points that path leaves (`ok` false: b = 0,
-// b = r, b + r next to 1, r > 1, NaN) and laws with NaN or inf (which
-// must give NaN out of transit too) go through LightCurveElement, a call of
-// its own on the device (PolynomialCurveCall), so that its registers are
-// not the fast path's.
+// the GPU runs them, in two passes over the elements. The first,
+// LowOrderFastElement, runs LowOrderLightCurvePoint (polynomial_flux.h): a
+// path without branches whose arrays are of three values, so that a thread
+// keeps its point in registers (LightCurveElement's are sized for
+// kMaxOrder). The law is taken as one of two coefficients, the missing ones
+// 0: the same Green's coefficients, normalisation and derivatives in the
+// coefficients it has, to the bit. The points that path leaves (`ok` false:
+// b = 0, b = r, b + r next to 1, r > 1, NaN) and laws with NaN or inf (which
+// must give NaN out of transit too) it marks (MarkLeft, host_device.h, in
+// flux[i]) and returns false. The second, LeftLightCurveElement, runs
+// LightCurveElement on the marked points alone. So the fast kernel carries
+// neither LightCurveElement's registers nor its stack, and the rare points
+// cost the second pass a read of flux.
 //
 // M is the type the point is computed in: double (CurveElement's choice for
-// both dtypes), or float for float32 inputs (LowOrderCurveElementIn<float>:
+// both dtypes), or float for float32 inputs (LowOrderFastElementIn<float>:
 // the float32-in-float32 path, every step of the point in float, the law's
 // coefficients formed in double and rounded once; the points it leaves go
 // through LightCurveElement in double as above). Its accuracy on the host
 // build: tests/device_path_test.py, Float32MathTest. No kernel calls it:
 // the float64 path alone meets the CPU's float32 bounds (docs/gpu.md).
-template <typename T>
-JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, int order,
-                                          std::int64_t group_size, std::int64_t i, T* flux,
-                                          T* d_db, T* d_dr, T* const* d_du) {
-  LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
-}
-
 template <typename M, typename T>
-JAXEXT_HD void LowOrderCurveElementIn(const T* u, const T* b, const T* r, int order,
-                                      std::int64_t group_size, std::int64_t i, T* flux,
-                                      T* d_db, T* d_dr, T* const* d_du) {
+JAXEXT_HD bool LowOrderFastElementIn(const T* u, const T* b, const T* r, int order,
+                                     std::int64_t group_size, std::int64_t i, T* flux,
+                                     T* d_db, T* d_dr, T* const* d_du) {
   const T* row = u + (i / group_size) * order;
   const double u2[2] = {order >= 1 ? static_cast<double>(row[0]) : 0.0,
                         order >= 2 ? static_cast<double>(row[1]) : 0.0};
@@ -151,8 +147,8 @@ JAXEXT_HD void LowOrderCurveElementIn(const T* u, const T* b, const T* r, int or
   const bool finite_law = IsFinite(norm) && IsFinite(g[0]) &&
                           IsFinite(g[1]) && IsFinite(g[2]);
   if (!(p.ok && finite_law)) {
-    PolynomialCurveCall(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
-    return;
+    MarkLeft(&flux[i]);
+    return false;
   }
   flux[i] = static_cast<T>(p.flux.value);
   if (d_db) {
@@ -163,6 +159,43 @@ JAXEXT_HD void LowOrderCurveElementIn(const T* u, const T* b, const T* r, int or
     M du[2];
     FluxGradientInU(p.ds, p.flux.value, norm, 2, du);
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
+  }
+  return true;
+}
+
+template <typename T>
+JAXEXT_HD bool LowOrderFastElement(const T* u, const T* b, const T* r, int order,
+                                   std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
+                                   T* d_dr, T* const* d_du) {
+  return LowOrderFastElementIn<double>(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+}
+
+template <typename T>
+JAXEXT_HD void LeftLightCurveElement(const T* u, const T* b, const T* r, int order,
+                                     std::int64_t group_size, std::int64_t i, T* flux,
+                                     T* d_db, T* d_dr, T* const* d_du) {
+  if (IsMarkedLeft(flux[i])) {
+    LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+  }
+}
+
+// Both passes on one element, for code that runs an element at a time
+// (the host's tests of the device path; on the device a call of its own,
+// PolynomialCurveCall, so that LightCurveElement's registers are not the
+// fast path's).
+template <typename T>
+JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, int order,
+                                          std::int64_t group_size, std::int64_t i, T* flux,
+                                          T* d_db, T* d_dr, T* const* d_du) {
+  LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+}
+
+template <typename M, typename T>
+JAXEXT_HD void LowOrderCurveElementIn(const T* u, const T* b, const T* r, int order,
+                                      std::int64_t group_size, std::int64_t i, T* flux,
+                                      T* d_db, T* d_dr, T* const* d_du) {
+  if (!LowOrderFastElementIn<M>(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du)) {
+    PolynomialCurveCall(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   }
 }
 

@@ -1,6 +1,6 @@
 """A small driver for Nsight Compute: one launch of one of kepler's kernels per case.
 
-    ncu --set full --kernel-name-base demangled -k regex:jaxext -c 3 \
+    ncu --set full --kernel-name-base demangled -k regex:jaxext \
         python3 tools/gpu/ncu_driver.py --cases solve:float64:1e7,lc_quadratic:float64,lc_ten:float64
 
 (tools/gpu_check.py runs this with KEPLER_NCU=1.) A case is op:dtype[:N]:
@@ -8,8 +8,9 @@ op one of CASES (Kepler's equation, or a light curve's value with one of
 benchmarks/gpu_benchmark.py's laws, LC_LAWS), N the elements of the call
 (default --n). The inputs are those the benchmark times, made on the GPU by
 XLA kernels, whose names do not match the filter (kepler's kernels are in
-namespace jaxext); each case compiles its function, then launches it
-exactly once, so `-c <number of cases>` profiles each case once. Prints,
+namespace jaxext); each case compiles its function, then calls it exactly
+once, so the filter alone profiles each case's kernels once (two for the
+light curve of at most two coefficients: its two passes). Prints,
 per case, what was launched and a check of the result.
 """
 

@@ -1,0 +1,206 @@
+// The light curve's kernels built as one variant of their compile-time
+// switches (limb_dark_kernel.cu's JAXEXT_LOW_ORDER_*), timed on the GPU
+// without jax, so that one call of a lent GPU compares the variants side by
+// side (tools/gpu/kernel_variants.sh builds and runs them all).
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I. [-DJAXEXT_LOW_ORDER_ONE_PASS=1 ...] \
+//       tools/gpu/kernel_variants.cu -o kernel_variants
+//   ./kernel_variants NAME [N]
+//
+// Per case (the quadratic law's value, its value and gradient, the linear
+// law, float64 and float32, N points, default 1e8): the median time of 20
+// launches after 3 (CUDA events, ns per point); a device-to-device copy of
+// the bytes the kernel moves (its inputs and outputs; ns per point), and
+// the kernel's bandwidth as a share of the copy's (the copy reads and
+// writes each byte: twice the kernel's traffic); the points the first pass left; a hash of every output's
+// bytes, which must be the same for every variant (the variants compute
+// the same function to the bit); and the largest difference from the host
+// build of the same element function on 100,000 of the points. The outputs
+// are poisoned (all bits set) before the checked launch, and a point left
+// poisoned or marked fails the case. Prints one line a case; exits non-zero
+// when a check fails.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "jaxlib_ext/limb_dark/limb_dark_kernel.cu"
+
+namespace {
+
+using jaxext::limb_dark::Law;
+namespace kernel = jaxext::limb_dark::kernel;
+
+#define CHECK_CUDA(call)                                                             \
+  do {                                                                               \
+    const cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                         \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,             \
+                   cudaGetErrorString(e_));                                          \
+      std::exit(2);                                                                  \
+    }                                                                                \
+  } while (0)
+
+struct Case {
+  const char* name;
+  int order;  // the polynomial law's coefficients
+  bool gradient;
+};
+
+// The points: b over the transit and out of it, r per point, from a fixed
+// seed (every variant the same points): every region of the low-order
+// path, and r > 1, b = 0 and b = r for the second pass.
+template <typename T>
+void MakePoints(int64_t n, std::vector<T>* b, std::vector<T>* r) {
+  std::mt19937_64 rng(20261128);
+  b->resize(n);
+  r->resize(n);
+  const double scale = 1.0 / 18446744073709551616.0;
+  for (int64_t i = 0; i < n; ++i) {
+    (*b)[i] = static_cast<T>(1.3 * scale * static_cast<double>(rng()));
+    (*r)[i] = static_cast<T>(0.01 + 0.19 * scale * static_cast<double>(rng()));
+  }
+  for (int64_t i = 0; i < n; i += 9973) (*r)[i] = static_cast<T>(1.5);  // r > 1
+  for (int64_t i = 4999; i < n; i += 9973) (*b)[i] = 0;                 // b = 0
+  for (int64_t i = 7001; i < n; i += 9973) (*b)[i] = (*r)[i];           // b = r
+}
+
+template <typename T>
+int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
+            const std::vector<T>& r) {
+  const int64_t n = static_cast<int64_t>(b.size());
+  const T u[2] = {static_cast<T>(0.4), static_cast<T>(0.26)};
+  const int n_out = 1 + (c.gradient ? 2 + c.order : 0);
+
+  T *d_u, *d_b, *d_r, *d_out;
+  CHECK_CUDA(cudaMalloc(&d_u, sizeof(u)));
+  CHECK_CUDA(cudaMalloc(&d_b, n * sizeof(T)));
+  CHECK_CUDA(cudaMalloc(&d_r, n * sizeof(T)));
+  CHECK_CUDA(cudaMalloc(&d_out, n_out * n * sizeof(T)));
+  CHECK_CUDA(cudaMemcpy(d_u, u, sizeof(u), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_b, b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_r, r.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+
+  kernel::Params<T> p{};
+  p.rows = d_u;
+  p.x = d_b;
+  p.y = d_r;
+  p.out.flux = d_out;
+  if (c.gradient) {
+    p.out.d[0] = d_out + n;
+    p.out.d[1] = d_out + 2 * n;
+    for (int j = 0; j < c.order; ++j) p.out.du[j] = d_out + (3 + j) * n;
+  }
+  p.law = Law::kPolynomial;
+  p.order = c.order;
+  p.group_size = n;
+  p.n = n;
+
+  // The checked launch, on poisoned outputs.
+  CHECK_CUDA(cudaMemset(d_out, 0xff, n_out * n * sizeof(T)));
+  CHECK_CUDA(kernel::Launch(p, nullptr));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  using Bits = typename jaxext::LeftMark<T>::Bits;
+  std::vector<Bits> bits(n_out * n);
+  CHECK_CUDA(cudaMemcpy(bits.data(), d_out, bits.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<T> out(n_out * n);
+  std::memcpy(out.data(), bits.data(), bits.size() * sizeof(T));
+  int64_t poisoned = 0, marked = 0;
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (int64_t i = 0; i < n_out * n; ++i) {
+    poisoned += bits[i] == static_cast<Bits>(~Bits{0});
+    marked += bits[i] == jaxext::LeftMark<T>::kBits;
+    hash = (hash ^ bits[i]) * 0x100000001b3ULL;
+  }
+  // The host build of the same element function on a sample.
+  double worst = 0;
+  const int64_t stride = std::max<int64_t>(1, n / 100000);
+  for (int64_t i = 0; i < n; i += stride) {
+    T f[1 + 2 + 2];
+    T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};
+    if (c.gradient) {
+      for (int j = 0; j < c.order; ++j) du[j] = &f[3 + j];
+    }
+    jaxext::limb_dark::LowOrderCurveElement(u, &b[i], &r[i], c.order, n, 0, &f[0],
+                                            c.gradient ? &f[1] : nullptr, &f[2], du);
+    for (int k = 0; k < n_out; ++k) {
+      const double got = out[k * n + i], want = f[k];
+      const double d = std::fabs(got - want) / std::max(1.0, std::fabs(want));
+      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+  }
+
+  // Timing: the kernel, then a copy of the same bytes.
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  auto median_ms = [&](auto&& launch) {
+    std::vector<float> ms;
+    for (int k = 0; k < 23; ++k) {
+      CHECK_CUDA(cudaEventRecord(start));
+      launch();
+      CHECK_CUDA(cudaEventRecord(stop));
+      CHECK_CUDA(cudaEventSynchronize(stop));
+      float t;
+      CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
+      if (k >= 3) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  const float kernel_ms = median_ms([&] { CHECK_CUDA(kernel::Launch(p, nullptr)); });
+  const int64_t in_bytes = 2 * n * sizeof(T), out_bytes = n_out * n * sizeof(T);
+  T* d_copy;
+  CHECK_CUDA(cudaMalloc(&d_copy, in_bytes + out_bytes));
+  const float copy_ms = median_ms([&] {
+    CHECK_CUDA(cudaMemcpyAsync(d_copy, d_out, out_bytes, cudaMemcpyDeviceToDevice));
+    CHECK_CUDA(cudaMemcpyAsync(d_copy + n_out * n, d_b, n * sizeof(T),
+                               cudaMemcpyDeviceToDevice));
+    CHECK_CUDA(cudaMemcpyAsync(d_copy + (n_out + 1) * n, d_r, n * sizeof(T),
+                               cudaMemcpyDeviceToDevice));
+  });
+  CHECK_CUDA(cudaFree(d_copy));
+  CHECK_CUDA(cudaFree(d_u));
+  CHECK_CUDA(cudaFree(d_b));
+  CHECK_CUDA(cudaFree(d_r));
+  CHECK_CUDA(cudaFree(d_out));
+
+  // float32: the host and the device each round the same double once.
+  const bool ok = poisoned == 0 && marked == 0 && worst <= (sizeof(T) == 8 ? 1e-12 : 2e-7);
+  std::printf("%-14s %-9s %-7s %10.3g %9.4f %9.4f %6.1f%% %8lld %016llx %9.2e %s\n", variant,
+              c.name, sizeof(T) == 8 ? "float64" : "float32", static_cast<double>(n),
+              1e6 * kernel_ms / n, 1e6 * copy_ms / n, 100.0 * copy_ms / (2 * kernel_ms),
+              static_cast<long long>(poisoned + marked), static_cast<unsigned long long>(hash),
+              worst, ok ? "ok" : "FAILED");
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s VARIANT_NAME [N]\n", argv[0]);
+    return 2;
+  }
+  const int64_t n = argc > 2 ? static_cast<int64_t>(std::atof(argv[2])) : 100000000;
+  const Case cases[] = {{"quadratic", 2, false}, {"quad+grad", 2, true}, {"linear", 1, false}};
+  std::printf("%-14s %-9s %-7s %10s %9s %9s %7s %8s %16s %9s\n", "variant", "case", "dtype",
+              "N", "ns/point", "copy ns", "of copy", "bad", "output hash", "vs host");
+  int failed = 0;
+  std::vector<double> b64, r64;
+  MakePoints(n, &b64, &r64);
+  for (const Case& c : cases) failed += RunCase(argv[1], c, b64, r64);
+  b64 = r64 = {};
+  std::vector<float> b32, r32;
+  MakePoints(n, &b32, &r32);
+  for (const Case& c : cases) failed += RunCase(argv[1], c, b32, r32);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The light curve's kernel variants side by side (tools/gpu/kernel_variants.cu):
+#
+#   bash tools/gpu/kernel_variants.sh build DIR [NAME...]    # nvcc: one binary a variant into DIR
+#   bash tools/gpu/kernel_variants.sh run DIR [N [NAME...]]  # on a GPU: each binary in turn
+#
+# NAME: some of the VARIANTS below (default: all).
+#
+# `build` runs wherever nvcc 13 is (a development machine without a GPU
+# too), with ptxas's report of each variant in DIR/NAME.ptxas; `run` builds
+# again there any binary that does not start (another machine's system
+# libraries), then runs every variant alone on the GPU and prints their
+# lines together. It exits non-zero when a variant fails its checks or the
+# variants' outputs differ.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# name: the variant's defines (limb_dark_kernel.cu's switches).
+VARIANTS=(
+  "one_pass:-DJAXEXT_LOW_ORDER_ONE_PASS=1"
+  "two_pass:"
+  "two_pass_mb1:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=1"
+  "two_pass_mb8:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=8"
+)
+
+build_one() {  # dir name defines
+  local dir=$1 name=$2
+  # shellcheck disable=SC2086
+  nvcc -std=c++17 -O3 -arch=sm_90 -I. -Xptxas -v $3 tools/gpu/kernel_variants.cu \
+    -o "$dir/$name" >"$dir/$name.ptxas" 2>&1 || { cat "$dir/$name.ptxas"; return 1; }
+}
+
+mode=${1:?usage: kernel_variants.sh build|run DIR [N] [NAME...]}
+dir=${2:?usage: kernel_variants.sh build|run DIR [N] [NAME...]}
+mkdir -p "$dir"
+if [ "$mode" = run ]; then n=${3:-1e8}; shift $(($# < 3 ? $# : 3)); else shift 2; fi
+if [ $# -gt 0 ]; then  # the variants named
+  chosen=()
+  for name in "$@"; do
+    found=
+    for v in "${VARIANTS[@]}"; do [ "${v%%:*}" = "$name" ] && { chosen+=("$v"); found=1; }; done
+    [ -n "$found" ] || { echo "kernel_variants: no variant $name" >&2; exit 2; }
+  done
+  VARIANTS=("${chosen[@]}")
+fi
+case $mode in
+  build)
+    pids=()
+    for v in "${VARIANTS[@]}"; do
+      build_one "$dir" "${v%%:*}" "${v#*:}" &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    ls -l "$dir"
+    ;;
+  run)
+    pids=()
+    for v in "${VARIANTS[@]}"; do
+      name=${v%%:*}
+      rc=0
+      "$dir/$name" >/dev/null 2>&1 || rc=$?
+      if [ "$rc" -ne 2 ]; then  # without arguments: its usage, exit 2
+        echo "kernel_variants: building $name here"
+        build_one "$dir" "$name" "${v#*:}" &
+        pids+=($!)
+      fi
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    status=0
+    : >"$dir/results.txt"
+    for v in "${VARIANTS[@]}"; do
+      "$dir/${v%%:*}" "${v%%:*}" "$n" | tee -a "$dir/results.txt" || status=1
+    done
+    # The variants compute the same function: one hash per case and dtype.
+    if awk '$1 != "variant" {k = $2 " " $3; if (!(k in h)) h[k] = $9;
+                             else if (h[k] != $9) {print "outputs differ: " k; bad = 1}}
+            END {exit bad}' "$dir/results.txt"; then
+      echo "kernel_variants: every variant's outputs the same"
+    else
+      status=1
+    fi
+    exit $status
+    ;;
+  *) echo "kernel_variants: unknown mode $mode" >&2; exit 2 ;;
+esac
