@@ -4,8 +4,9 @@ The header is what tools/math_tables.py writes, byte for byte; and its
 tables, as the doubles a compiler reads from it, do what the edge rules and
 Atan2NonNegative rely on, checked here against mpmath on their own terms:
 each Gauss-Legendre rule integrates the monomials it must integrate exactly,
-the cosine tables are cos(pi j / n), and the atan polynomial is within
-1.5e-16 of atan relative, over the interval it serves.
+the cosine tables are cos(pi j / n) (and 1 - cos), the inside rule's
+limits keep its error at 1e-17, and the atan polynomial is within 1.5e-16
+of atan relative, over the interval it serves.
 """
 
 import importlib.util
@@ -51,11 +52,15 @@ class NodesTest(absltest.TestCase):
                      f"{HEADER} differs from what {SCRIPT} writes: run `python3 {SCRIPT}`")
 
   def test_every_table(self):
+    counts = (4, 6, 8, 12, 16, 24, 32, 64, 128)
     self.assertEqual(sorted(self.tables), sorted([
-        "HalfPeriodCos<17>", "HalfPeriodCos<33>", "HalfPeriodMidCos<8>", "HalfPeriodMidCos<16>",
-        "HalfPeriodMidCos<32>", "GaussHalfPiCos", "GaussHalfPiSin2",
+        "HalfPeriodCos<17>", "HalfPeriodCos<33>",
+        *[f"HalfPeriodMidCos<{m}>" for m in counts],
+        *[f"HalfPeriodMidOneMinusCos<{m}>" for m in counts],
+        "InsideRuleNodeCount", "InsideRuleMaxX", "GaussHalfPiCos", "GaussHalfPiSin2",
         "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "GradedHalfPiCos",
-        "GradedHalfPiSin2", "GradedHalfPiWeight", "ExponentialTermTails", "AtanCoefficients",
+        "GradedHalfPiSin2", "GradedHalfPiWeight", "GradedHalfPiLogCos2",
+        "ExponentialTermTails", "AtanCoefficients",
         "ExposureRuleCount", "ExposureRuleNode", "ExposureRuleWeight"]))
 
   def test_exponential_term(self):
@@ -89,9 +94,39 @@ class NodesTest(absltest.TestCase):
     for name, steps in (("HalfPeriodCos<17>", 16), ("HalfPeriodCos<33>", 32)):
       for j, value in enumerate(self.tables[name]):
         self.assertEqual(value, float(mp.cospi(mp.mpf(j) / steps)), (name, j))
-    for m in (8, 16, 32):
-      for j, value in enumerate(self.tables[f"HalfPeriodMidCos<{m}>"]):
-        self.assertEqual(value, float(mp.cospi((j + mp.mpf(1) / 2) / m)), (m, j))
+    for m in (int(c) for c in self.tables["InsideRuleNodeCount"]):
+      cos = self.tables[f"HalfPeriodMidCos<{m}>"]
+      one_minus = self.tables[f"HalfPeriodMidOneMinusCos<{m}>"]
+      for j, (c, d) in enumerate(zip(cos, one_minus)):
+        exact = mp.cospi((j + mp.mpf(1) / 2) / m)
+        self.assertEqual(c, float(exact), (m, j))
+        self.assertEqual(d, float(1 - exact), (m, j))
+        # The cosines of psi and pi - psi opposite to the bit: they sum to 0.
+        self.assertEqual(c, -cos[m - 1 - j], (m, j))
+
+  def test_inside_rule_limits(self):
+    # The midpoint rule of 2 M steps on the period of 1 / (1 + x cos psi),
+    # the integrand whose nearest singularity is the edge rules', errs by
+    # about exp(-2 M acosh(1 / x)): each count's largest x keeps that at
+    # 1e-17; ascending counts serve ascending x.
+    mp.mp.dps = 40
+    counts = [int(c) for c in self.tables["InsideRuleNodeCount"]]
+    max_x = self.tables["InsideRuleMaxX"]
+    self.assertEqual(counts, sorted(counts))
+    self.assertEqual(max_x, sorted(max_x))
+    for m, x in zip(counts, max_x):
+      self.assertAlmostEqual(float(mp.exp(-2 * m * mp.acosh(1 / mp.mpf(x)))), 1e-17, delta=1e-30)
+      # The rule itself: its error on that integrand at x, against the exact
+      # 2 pi / sqrt(1 - x^2), is of the model's size.
+      got = mp.fsum(2 * mp.pi / m / (1 + x * mp.cospi((j + mp.mpf(1) / 2) / m))
+                    for j in range(m))
+      error = abs(got / (2 * mp.pi / mp.sqrt(1 - mp.mpf(x) ** 2)) - 1)
+      self.assertLess(error, 4e-17, m)
+      self.assertGreater(error, 1e-18, m)
+
+  def test_graded_log_cosines(self):
+    for c, log_c2 in zip(self.tables["GradedHalfPiCos"], self.tables["GradedHalfPiLogCos2"]):
+      self.assertLess(abs(log_c2 - 2 * mp.log(c)), 4e-16 * max(1.0, abs(log_c2)))
 
   def test_gauss_legendre_is_exact_to_degree_63(self):
     # 32 points integrate every polynomial of degree <= 63 exactly; with the

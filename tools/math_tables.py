@@ -12,6 +12,10 @@ written as decimal literals that a C++ compiler rounds to the nearest double:
   by Newton's method, w_j = 2 / ((1 - x_j^2) P_32'(x_j)^2) on [-1, 1];
 - the exposure quadrature's Gauss-Legendre rules on [0, 1] (transit/exposure.h)
   of EXPOSURE_RULE_COUNTS points, made the same way;
+- the power laws' inside rule (law_blocks.h, law_flux.h): the midpoint
+  rule's cos(pi (j + 1/2) / M) and 1 - cos for each of INSIDE_RULE_NODES,
+  and the largest x each count serves; the graded crossing rule's
+  log cos^2;
 - the exponential law's series (laws.h);
 - the coefficients of Atan2NonNegative's polynomial (elementary.h):
   atan(v) = v + v^3 P(z), z = v^2 in [0, tan(pi / 8)^2], P of degree 10,
@@ -36,6 +40,11 @@ LITERAL_DIGITS = 21
 GAUSS_POINTS = 32
 # The exposure quadrature's Gauss-Legendre rules on [0, 1] (transit/exposure.h).
 EXPOSURE_RULE_COUNTS = (3, 4, 5, 6, 8, 10, 12, 16)
+# The inside rule's node counts M of the power laws' CPU blocks
+# (law_blocks.h; law_flux.h's per-point path takes 8, 16 and 32 of them),
+# and the error the largest x = 2 b r / a each serves must stay under.
+INSIDE_RULE_NODES = (4, 6, 8, 12, 16, 24, 32, 64, 128)
+INSIDE_RULE_ERROR = 1e-17
 ATAN_DEGREE = 10
 # Coefficients of the exponential law's polynomial (laws.h, kExponentialTails).
 EXPONENTIAL_TAILS = 26
@@ -125,11 +134,27 @@ def render():
       _table("N = 33: 64 steps.", "HalfPeriodCos<33>",
              [mp.cospi(mp.mpf(j) / 32) for j in range(33)], specialization=True),
       "// cos(pi (j + 1/2) / M), j = 0..M-1: the nodes of the midpoint rule of 2 M steps\n"
-      "// over a period, on its half [0, pi] (no end nodes: M a multiple of the vector width).\n"
+      "// over a period, on its half [0, pi] (no end nodes), M one of the inside rule's\n"
+      "// node counts (InsideRuleNodeCount).\n"
       "template <int M>\nJAXEXT_HD constexpr Table<M> HalfPeriodMidCos();\n",
       *[_table(f"M = {m}.", f"HalfPeriodMidCos<{m}>",
                [mp.cospi((mp.mpf(j) + mp.mpf(1) / 2) / m) for j in range(m)], specialization=True)
-        for m in (8, 16, 32)],
+        for m in INSIDE_RULE_NODES],
+      "// The same nodes: 1 - cos(pi (j + 1/2) / M), without the cancellation of the\n"
+      "// difference in double next to j = 0.\n"
+      "template <int M>\nJAXEXT_HD constexpr Table<M> HalfPeriodMidOneMinusCos();\n",
+      *[_table(f"M = {m}.", f"HalfPeriodMidOneMinusCos<{m}>",
+               [1 - mp.cospi((mp.mpf(j) + mp.mpf(1) / 2) / m) for j in range(m)],
+               specialization=True)
+        for m in INSIDE_RULE_NODES],
+      _table("The inside rule's node counts M, ascending.", "InsideRuleNodeCount",
+             INSIDE_RULE_NODES, kind="IntTable", literal=str),
+      _table(f"The largest x = 2 b r / a each count serves: the midpoint rule of 2 M steps\n"
+             f"// errs by about exp(-2 M acosh(1 / x)) (law_flux.h), below {INSIDE_RULE_ERROR:g} for\n"
+             f"// x <= 1 / cosh(log(1 / {INSIDE_RULE_ERROR:g}) / (2 M)).",
+             "InsideRuleMaxX",
+             [1 / mp.cosh(mp.log(1 / mp.mpf(INSIDE_RULE_ERROR)) / (2 * m))
+              for m in INSIDE_RULE_NODES]),
       _table("32-point Gauss-Legendre on [0, pi / 2], nodes theta_j ascending: cos(theta_j).",
              "GaussHalfPiCos", [mp.cos(t) for t in theta]),
       _table("The same nodes: sin(theta_j)^2.", "GaussHalfPiSin2", [mp.sin(t) ** 2 for t in theta]),
@@ -142,6 +167,8 @@ def render():
       _table("The same rule's weights, dtheta / ds = 3 pi / 2 (1 - s)^2 included.",
              "GradedHalfPiWeight",
              [wj / 2 * 3 * mp.pi / 2 * (1 - s) ** 2 for s, wj in zip(unit, w)]),
+      _table("The same nodes: log cos(theta_j)^2.", "GradedHalfPiLogCos2",
+             [2 * mp.log(mp.sin(mp.pi / 2 * (1 - s) ** 3)) for s in unit]),
       _table("32-point Gauss-Legendre on [0, 1]: nodes, ascending.", "GaussUnitNode",
              [(1 + xj) / 2 for xj in x]),
       _table("The same rule's weights.", "GaussUnitWeight", [wj / 2 for wj in w]),

@@ -27,7 +27,6 @@
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
 
-#include <cmath>
 #include <cstddef>
 
 #include "jaxlib_ext/math/elementary.h"
@@ -152,53 +151,21 @@ struct PowerLanes {
   double d2[kLawBlock];
 };
 
-// The inside rule's node counts, and the largest x = 2 b r / a each takes:
-// the midpoint rule of 2 M steps errs by about exp(-2 M acosh(1 / x))
-// (law_flux.h, InsideLawMoments), below 1e-17 for x <= 1 / cosh(log(1e17)
-// / (2 M)). Past the last, the contact rule (one point at a time).
-constexpr int kInsideNodes[] = {4, 6, 8, 12, 16, 24, 32, 64, 128};
-constexpr int kInsideRules = sizeof(kInsideNodes) / sizeof(kInsideNodes[0]);
-
-struct InsideRuleLimits {
-  double max_x[kInsideRules];
-  InsideRuleLimits() {
-    for (int k = 0; k < kInsideRules; ++k) {
-      max_x[k] = 1 / std::cosh(std::log(1e17) / (2 * kInsideNodes[k]));
-    }
-  }
-};
-
-inline const InsideRuleLimits& InsideLimits() {
-  static const InsideRuleLimits kLimits;
-  return kLimits;
-}
+// The inside rule's node counts (math/nodes.h, InsideRuleNodeCount), and
+// the largest x = 2 b r / a each takes (InsideRuleMaxX: its error below
+// 1e-17). Past the last, the contact rule (one point at a time).
+constexpr IntTable<sizeof(InsideRuleNodeCount().v) / sizeof(int)> kInsideNodes =
+    InsideRuleNodeCount();
+constexpr int kInsideRules = sizeof(kInsideNodes.v) / sizeof(int);
 
 // Which of kInsideNodes a point inside the disk takes, the fewest with
 // two_br <= x a (a > 0), or kInsideRules: none; without branches.
-JAXEXT_ALWAYS_INLINE inline int InsideRule(const InsideRuleLimits& limits, double two_br,
-                                           double a) {
+JAXEXT_ALWAYS_INLINE inline int InsideRule(double two_br, double a) {
+  constexpr Table<kInsideRules> kMaxX = InsideRuleMaxX();
   int rule = 0;
-  for (int k = 0; k < kInsideRules; ++k) rule += two_br > limits.max_x[k] * a;
+  for (int k = 0; k < kInsideRules; ++k) rule += two_br > kMaxX.v[k] * a;
   return rule;
 }
-
-// The midpoint nodes psi_j = pi (j + 1/2) / M, j < M: cos psi_j, and 1 -
-// cos psi_j = 2 sin^2(psi_j / 2) without the cancellation next to psi = 0;
-// the cosines of psi and pi - psi opposite to the bit, so that they sum to 0.
-template <int M>
-struct MidpointNodes {
-  double cos[M], one_minus_cos[M];
-  MidpointNodes() {
-    for (int j = 0; j < M / 2; ++j) {
-      const double psi = kPi * (j + 0.5) / M;
-      const double half = std::sin(0.5 * psi);
-      cos[j] = std::cos(psi);
-      cos[M - 1 - j] = -cos[j];
-      one_minus_cos[j] = 2 * half * half;
-      one_minus_cos[M - 1 - j] = 1 + cos[j];
-    }
-  }
-};
 
 // Lanes are summed in chunks whose sums stay in the first-level cache.
 constexpr int kLaneChunk = 64;
@@ -207,12 +174,13 @@ constexpr int kLaneChunk = 64;
 // lanes [0, n), nodes in [0, pi] (the integrands are even in psi).
 template <int M, bool kHalf, bool kDerivatives>
 void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerSums* s) {
-  static const MidpointNodes<M> kNodes;
+  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
+  constexpr Table<M> kOneMinusCos = HalfPeriodMidOneMinusCos<M>();
   ClearPowerSums(n, s);
   for (int start = 0; start < n; start += kLaneChunk) {
     const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
     for (int j = 0; j < M; ++j) {
-      const double cos_psi = kNodes.cos[j], one_minus_cos = kNodes.one_minus_cos[j];
+      const double cos_psi = kCos.v[j], one_minus_cos = kOneMinusCos.v[j];
       for (int i = start; i < end; ++i) {
         const double z2 = Max(in.a[i] + in.two_br[i] * cos_psi, 1e-300);
         const double rho2 = in.d2[i] + in.two_br[i] * one_minus_cos;
@@ -230,15 +198,6 @@ void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerSum
   }
 }
 
-// The log of the graded rule's cos^2(theta_j) (GradedHalfPiCos).
-struct LogGradedCos2 {
-  double v[32];
-  LogGradedCos2() {
-    constexpr Table<32> kCos = GradedHalfPiCos();
-    for (int j = 0; j < 32; ++j) v[j] = 2 * std::log(kCos.v[j]);
-  }
-};
-
 // Crossing the limb: CrossingLawMoments' nodes for lanes [0, n). With z =
 // c cos(theta): z^2 = c^2 cos^2, log z^2 = log c^2 + log cos^2, rho^2 = 1 -
 // z^2 = sin^2 + (b - r)^2 cos^2; the weight 4 w_j k cos / sqrt(1 - k^2
@@ -249,7 +208,7 @@ void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, PowerS
   constexpr Table<kNodes> kCos = GradedHalfPiCos();
   constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
   constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
-  static const LogGradedCos2 kLogCos2;
+  constexpr Table<kNodes> kLogCos2 = GradedHalfPiLogCos2();
   ClearPowerSums(n, s);
   for (int start = 0; start < n; start += kLaneChunk) {
     const int end = n - start < kLaneChunk ? n : start + kLaneChunk;

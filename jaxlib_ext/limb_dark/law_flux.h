@@ -145,9 +145,20 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLimbIntensity(const LawTerms& t, const do
 // M nodes in [0, pi] (the integrands are even in psi; M a multiple of the
 // vector width, unlike the trapezoidal rule's M + 1 nodes). Its error falls
 // as the trapezoidal rule's, exp(-2 M acosh(1 / x)) (edge_rules.h): below
-// 1e-17 for M = 8 up to x = 0.16 (kFewStepsMaxX), 16 up to 0.5, 32 up to
-// 0.85.
-constexpr double kFewStepsMaxX = 0.16;
+// 1e-17 up to InsideRuleMaxXOf<M>() (math/nodes.h's InsideRuleMaxX, the one
+// error model of this rule, which the CPU's blocks, law_blocks.h, read too):
+// x = 0.172 for M = 8, 0.542 for 16, 0.838 for 32 (to 0.85, the wide edge
+// rule's end, it errs by 5e-17).
+template <int M>
+JAXEXT_HD constexpr double InsideRuleMaxXOf() {
+  constexpr IntTable<sizeof(InsideRuleNodeCount().v) / sizeof(int)> kCounts =
+      InsideRuleNodeCount();
+  constexpr Table<sizeof(kCounts.v) / sizeof(int)> kMaxX = InsideRuleMaxX();
+  for (int k = 0; k < static_cast<int>(sizeof(kCounts.v) / sizeof(int)); ++k) {
+    if (kCounts.v[k] == M) return kMaxX.v[k];
+  }
+  return 0;  // M is no count of the table
+}
 
 template <int M>
 JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, double a,
@@ -170,10 +181,12 @@ JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, do
 // kWideEdgeRuleMaxX).
 JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
                                 EdgeMoments* m) {
+  constexpr double kMaxX8 = InsideRuleMaxXOf<8>(), kMaxX16 = InsideRuleMaxXOf<16>();
+  static_assert(kMaxX8 > 0 && kMaxX16 > kMaxX8, "8 and 16 are counts of InsideRuleNodeCount");
   const double two_br = 2 * b * r;
-  if (two_br <= kFewStepsMaxX * a) {
+  if (two_br <= kMaxX8 * a) {
     InsideLawMoments<8>(t, b, r, a, m);
-  } else if (two_br <= kEdgeRuleMaxX * a) {
+  } else if (two_br <= kMaxX16 * a) {
     InsideLawMoments<16>(t, b, r, a, m);
   } else {
     InsideLawMoments<32>(t, b, r, a, m);

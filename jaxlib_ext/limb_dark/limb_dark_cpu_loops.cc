@@ -189,7 +189,7 @@ void RunPowerRule(int rule, const detail::PowerTerms& pt, detail::PowerLanes& l,
                   detail::PowerSums* sums) {
   using namespace detail;
   if constexpr (K < kInsideRules) {
-    if (rule == K) return InsidePowerRule<kInsideNodes[K], kDerivatives>(pt, l, n, sums);
+    if (rule == K) return InsidePowerRule<kInsideNodes.v[K], kDerivatives>(pt, l, n, sums);
     return RunPowerRule<kDerivatives, K + 1>(rule, pt, l, n, sums);
   } else {
     return CrossingPowerRule<kDerivatives>(pt, l, n, sums);
@@ -228,7 +228,6 @@ void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, 
   PowerSums* sums = &scratch->sums;
   PowerOutputs* outputs = &scratch->outputs;
   const PowerConstants constants = MakePowerConstants(row.terms, row.norm);
-  const InsideRuleLimits& limits = InsideLimits();
   for (size_t start = 0; start < n; start += kLawBlock) {
     const int size = static_cast<int>(n - start < kLawBlock ? n - start : kLawBlock);
     // Every point's inside rule (kInsideRules: none; kPowerRules: not a
@@ -239,7 +238,7 @@ void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, 
       const double bb = point.b;
       const double a = (1 - ri) * (1 + ri) - bb * bb, two_br = 2 * bb * ri;
       const bool partial = point.overlap == Overlap::kPartial && ri >= 1e-100;
-      p.rule[i] = !partial ? kPowerRules : a > 0 ? InsideRule(limits, two_br, a) : kInsideRules;
+      p.rule[i] = !partial ? kPowerRules : a > 0 ? InsideRule(two_br, a) : kInsideRules;
       p.b[i] = bb;
       p.sign_b[i] = point.sign_b;
       p.r[i] = ri;
