@@ -84,8 +84,8 @@ cudaError_t LaunchGridStride(const Element& element, cudaStream_t stream) {
 // shared memory, and computes them kBlockSize at a time, so that the warps
 // that compute them run full however rare they are (a grid-stride pass
 // would run each warp for its one or two marked lanes); what is left
-// gathered at the end, once. `blocks` a multiple of what fits on the device
-// at once: the fewer the blocks, the fuller the batches.
+// gathered at the end, once. LaunchLeftPass starts as many blocks as fit
+// on the device at once: the fewer the blocks, the fuller the batches.
 template <int kBlockSize, int kPerThread, typename Element>
 __global__ void __launch_bounds__(kBlockSize) LeftPassKernel(Element element) {
   constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;

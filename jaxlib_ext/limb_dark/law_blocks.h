@@ -151,12 +151,11 @@ struct PowerLanes {
   double d2[kLawBlock];
 };
 
-// The inside rule's node counts (math/nodes.h, InsideRuleNodeCount), and
-// the largest x = 2 b r / a each takes (InsideRuleMaxX: its error below
-// 1e-17). Past the last, the contact rule (one point at a time).
-constexpr IntTable<sizeof(InsideRuleNodeCount().v) / sizeof(int)> kInsideNodes =
-    InsideRuleNodeCount();
-constexpr int kInsideRules = sizeof(kInsideNodes.v) / sizeof(int);
+// The inside rule's kInsideRules node counts (math/nodes.h,
+// InsideRuleNodeCount; law_flux.h), and the largest x = 2 b r / a each
+// takes (InsideRuleMaxX: its error below 1e-17). Past the last, the contact
+// rule (one point at a time).
+constexpr IntTable<kInsideRules> kInsideNodes = InsideRuleNodeCount();
 
 // Which of kInsideNodes a point inside the disk takes, the fewest with
 // two_br <= x a (a > 0), or kInsideRules: none; without branches.

@@ -149,12 +149,13 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLimbIntensity(const LawTerms& t, const do
 // error model of this rule, which the CPU's blocks, law_blocks.h, read too):
 // x = 0.172 for M = 8, 0.542 for 16, 0.838 for 32 (to 0.85, the wide edge
 // rule's end, it errs by 5e-17).
+constexpr int kInsideRules = sizeof(InsideRuleNodeCount().v) / sizeof(int);
+
 template <int M>
 JAXEXT_HD constexpr double InsideRuleMaxXOf() {
-  constexpr IntTable<sizeof(InsideRuleNodeCount().v) / sizeof(int)> kCounts =
-      InsideRuleNodeCount();
-  constexpr Table<sizeof(kCounts.v) / sizeof(int)> kMaxX = InsideRuleMaxX();
-  for (int k = 0; k < static_cast<int>(sizeof(kCounts.v) / sizeof(int)); ++k) {
+  constexpr IntTable<kInsideRules> kCounts = InsideRuleNodeCount();
+  constexpr Table<kInsideRules> kMaxX = InsideRuleMaxX();
+  for (int k = 0; k < kInsideRules; ++k) {
     if (kCounts.v[k] == M) return kMaxX.v[k];
   }
   return 0;  // M is no count of the table

@@ -57,10 +57,7 @@ struct Element {
       LowOrderFastElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                           p.out.d[1], p.out.du);
 #endif
-    } else if (kFamily == Family::kLowOrderLeft) {
-      LightCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
-                        p.out.d[1], p.out.du);
-    } else if (kFamily == Family::kPolynomial) {
+    } else if (kFamily == Family::kLowOrderLeft || kFamily == Family::kPolynomial) {
       LightCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                         p.out.d[1], p.out.du);
     } else if (kFamily == Family::kTabulated) {
