@@ -86,48 +86,51 @@
 
 namespace jaxext {
 
-// A kernel's first pass over its elements marks those it leaves to a second
-// pass by storing this value into the element's first result (the second
+// A kernel's first pass over its elements marks those it leaves to a later
+// pass by storing this value into the element's first result (the later
 // pass reads that result back and computes the marked elements): a quiet
 // NaN whose payload no arithmetic makes (the GPUs' arithmetic NaN is the
-// canonical one), and the passes compare bits, not values. An element whose
-// inputs are NaN is one the first pass leaves, so no input's payload reaches
-// the result either.
+// canonical one), and the passes compare bits, not values; kBits + mark, mark
+// in [0, kMarks), for a first pass that leaves its elements to several
+// passes. An element whose inputs are NaN is one the first pass leaves, so
+// no input's payload reaches the result either.
 template <typename T>
 struct LeftMark {
   using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
   static constexpr Bits kBits =
       sizeof(T) == 8 ? Bits(0x7ff8'0000'4c45'4654ULL) : Bits(0x7fc4'c454UL);
+  static constexpr int kMarks = 16;
 };
 
 // On the device a register move keeps a NaN's bits, so the value's own
 // load and store serve (no copy through memory).
 template <typename T>
-JAXEXT_HD void MarkLeft(T* out) {
+JAXEXT_HD void MarkLeft(T* out, int mark = 0) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) {
-    *out = __longlong_as_double(static_cast<long long>(LeftMark<T>::kBits));
+    *out = __longlong_as_double(static_cast<long long>(LeftMark<T>::kBits + mark));
   } else {
-    *out = __uint_as_float(LeftMark<T>::kBits);
+    *out = __uint_as_float(LeftMark<T>::kBits + mark);
   }
 #else
-  const typename LeftMark<T>::Bits bits = LeftMark<T>::kBits;
+  const typename LeftMark<T>::Bits bits = LeftMark<T>::kBits + mark;
   std::memcpy(out, &bits, sizeof(T));
 #endif
 }
 
 template <typename T>
-JAXEXT_HD bool IsMarkedLeft(T value) {
+JAXEXT_HD bool IsMarkedLeft(T value, int mark = 0) {
+  const typename LeftMark<T>::Bits want = LeftMark<T>::kBits + mark;
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) {
-    return static_cast<std::uint64_t>(__double_as_longlong(value)) == LeftMark<T>::kBits;
+    return static_cast<std::uint64_t>(__double_as_longlong(value)) == want;
   } else {
-    return __float_as_uint(value) == LeftMark<T>::kBits;
+    return __float_as_uint(value) == want;
   }
 #else
   typename LeftMark<T>::Bits bits;
   std::memcpy(&bits, &value, sizeof(T));
-  return bits == LeftMark<T>::kBits;
+  return bits == want;
 #endif
 }
 

@@ -11,6 +11,7 @@
 // floating-point flags, keep separate copies of the ops' inline functions.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
@@ -56,9 +57,28 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
 
 // The light-curve kernel's loop (jaxlib_ext/limb_dark/limb_dark_kernel.cu),
 // one element at a time: the same function per element, and for the
-// polynomial laws of at most two coefficients the kernel's two passes, each
-// over every element (kFloat32Math: the float32-in-float32 path of those
-// laws instead, both passes per element).
+// polynomial laws of at most two coefficients the kernel's two passes and
+// for the laws of laws.h its passes by edge rule, each over every element
+// (kFloat32Math: the float32-in-float32 path of the low-order laws instead,
+// both passes per element).
+template <int... kRules, typename T>
+void LawPassesLoop(jaxext::limb_dark::Law law, const T* u, int order, std::int64_t size,
+                   const T* b, const T* r, T* flux, T* d_db, T* d_dr, T* const* du,
+                   std::int64_t count, std::integer_sequence<int, kRules...>) {
+  using jaxext::limb_dark::LawRule;
+  for (std::int64_t k = 0; k < count; ++k) {
+    jaxext::limb_dark::LawRuleElement(law, u, b, r, order, size, k, flux, d_db, d_dr, du);
+  }
+  (
+      [&] {
+        for (std::int64_t k = 0; k < count; ++k) {
+          jaxext::limb_dark::LeftLawElement<static_cast<LawRule>(kRules + 1)>(
+              law, u, b, r, order, size, k, flux, d_db, d_dr, du);
+        }
+      }(),
+      ...);
+}
+
 template <bool kFloat32Math, typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
@@ -74,6 +94,14 @@ void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, cons
     for (std::int64_t k = 0; k < count; ++k) {
       jaxext::limb_dark::LeftLightCurveElement(u, b, r, order, size, k, flux, d_db, d_dr, du);
     }
+    return;
+  }
+  const auto as_law = static_cast<jaxext::limb_dark::Law>(law);
+  if (!kFloat32Math && as_law != jaxext::limb_dark::Law::kPolynomial &&
+      as_law != jaxext::limb_dark::Law::kTabulated) {
+    LawPassesLoop(as_law, u, order, size, b, r, flux, d_db, d_dr, du, count,
+                  std::make_integer_sequence<
+                      int, static_cast<int>(jaxext::limb_dark::LawRule::kContact)>());
     return;
   }
   for (std::int64_t k = 0; k < count; ++k) {

@@ -178,7 +178,10 @@ def main():
   env = [f"date: {now()}", f"platform checked: {PLATFORM}"]
   env += [f"wheel: {os.path.basename(w)} sha256 {hashlib.sha256(pathlib.Path(w).read_bytes()).hexdigest()}"
           for w in wheels]
-  env += [f"repository: {os.getcwd()} ({output('git', 'rev-parse', '--short', 'HEAD') or 'no git'})",
+  # The commit and whether the tree differed from it (the run's own paths stay out of the record).
+  changes = output("git", "status", "--porcelain", "--untracked-files=no")
+  dirty = " with changes" if changes and not changes.startswith("(") else ""
+  env += [f"repository: commit {output('git', 'rev-parse', '--short', 'HEAD') or 'unknown (no git)'}{dirty}",
           f"host: {' '.join(os.uname()[::2])}; {os.cpu_count()} CPUs",
           f"python: {output(PY, '--version')} at {shutil.which(PY)}",
           output(PY, "-c", "import jax, jaxlib; print('jax', jax.__version__, 'jaxlib', jaxlib.__version__)")]

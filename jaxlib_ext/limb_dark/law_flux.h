@@ -22,7 +22,7 @@
 // The rules are those of the polynomial laws with maps for where these
 // laws are not analytic: z^alpha at z = 0, on the limb:
 // - inside the disk, away from contact: the midpoint rule over the whole
-//   edge (z > 0 on it), 16, 32 or 64 steps by how near the limb it comes;
+//   edge (z > 0 on it), 8, 16 or 32 steps by how near the limb it comes;
 // - crossing the limb: Gauss-Legendre in theta (sin(psi / 2) = k sin
 //   theta, z = c cos theta), graded towards theta = pi / 2 (z = 0) by
 //   theta = pi / 2 (1 - (1 - s)^3) (the GradedHalfPi tables);
@@ -178,22 +178,6 @@ JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, do
   AddLawAt<M>(t, z, w_e, w_r, w_b, m);
 }
 
-// The midpoint rule of as few steps as x = 2 b r / a needs (up to
-// kWideEdgeRuleMaxX).
-JAXEXT_HD void InsideLawMoments(const LawTerms& t, double b, double r, double a,
-                                EdgeMoments* m) {
-  constexpr double kMaxX8 = InsideRuleMaxXOf<8>(), kMaxX16 = InsideRuleMaxXOf<16>();
-  static_assert(kMaxX8 > 0 && kMaxX16 > kMaxX8, "8 and 16 are counts of InsideRuleNodeCount");
-  const double two_br = 2 * b * r;
-  if (two_br <= kMaxX8 * a) {
-    InsideLawMoments<8>(t, b, r, a, m);
-  } else if (two_br <= kMaxX16 * a) {
-    InsideLawMoments<16>(t, b, r, a, m);
-  } else {
-    InsideLawMoments<32>(t, b, r, a, m);
-  }
-}
-
 // Crossing the limb with k^2 < kCrossingRuleMaxK2: CrossingEdgeFlux's
 // theta, graded towards z = 0. sin(psi / 2) = k sin(theta): cos psi = 1 - 2
 // k^2 sin^2(theta), dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
@@ -344,7 +328,68 @@ JAXEXT_HD LawFlux LawFluxFromMoments(const detail::LawTerms& t, double norm, dou
   return out;
 }
 
-JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
+// The sum of nodes a point takes (LawRuleOf): none (kNoEdge: the point is
+// out of transit, hidden, or NaN: LawLightCurvePoint's first cases), the
+// inside rule of 8, 16 or 32 nodes, the crossing rule or the contact rule.
+// The GPU computes a law's points in passes by rule (limb_dark_kernel.cu),
+// so that the threads of a warp run one rule.
+enum class LawRule : int { kNoEdge, kInside8, kInside16, kInside32, kCrossing, kContact, kAny };
+
+namespace detail {
+
+// The inside rule of as few nodes as x = 2 b r / a needs (up to
+// kWideEdgeRuleMaxX).
+JAXEXT_HD LawRule InsideRuleOf(double b, double r, double a) {
+  constexpr double kMaxX8 = InsideRuleMaxXOf<8>(), kMaxX16 = InsideRuleMaxXOf<16>();
+  static_assert(kMaxX8 > 0 && kMaxX16 > kMaxX8, "8 and 16 are counts of InsideRuleNodeCount");
+  const double two_br = 2 * b * r;
+  return two_br <= kMaxX8 * a    ? LawRule::kInside8
+         : two_br <= kMaxX16 * a ? LawRule::kInside16
+                                 : LawRule::kInside32;
+}
+
+// The rule of a point that overlaps the disk in part (b >= 0 as SetUpPoint
+// leaves it, a = 1 - b^2 - r^2); *geo is the point's geometry for the
+// crossing and contact rules (not set for the inside rules).
+JAXEXT_HD LawRule ChooseLawRule(double b, double r, double a, Geometry* geo) {
+  // Inside, where ChooseEdgeRule picks an inside rule whatever the
+  // rounding: without the geometry's other quantities (its two atan2 are a
+  // sixth of a point).
+  if (b + r <= 0.999 && 2 * b * r <= kWideEdgeRuleMaxX * a) return InsideRuleOf(b, r, a);
+  *geo = MakeGeometry(b, r);
+  switch (ChooseEdgeRule(*geo, a)) {
+    case EdgeRule::kInside:
+    case EdgeRule::kInsideWide:
+      return InsideRuleOf(b, r, a);
+    case EdgeRule::kCrossing:
+      return LawRule::kCrossing;
+    case EdgeRule::kContact:
+      break;
+  }
+  return LawRule::kContact;
+}
+
+constexpr bool RunsRule(LawRule only, LawRule rule) {
+  return only == LawRule::kAny || only == rule;
+}
+
+}  // namespace detail
+
+JAXEXT_HD LawRule LawRuleOf(const LawRow& row, double b, double r) {
+  using namespace detail;
+  const PointSetUp point = SetUpPoint(b, r);
+  if (!(row.norm > 0) || point.overlap != Overlap::kPartial) return LawRule::kNoEdge;
+  Geometry geo;
+  return ChooseLawRule(point.b, r, (1 - r) * (1 + r) - point.b * point.b, &geo);
+}
+
+// LawLightCurvePoint with the code of one rule alone (kOnly; kAny: every
+// rule, the point's own), for a point of that rule (LawRuleOf): the same
+// operations as LawLightCurvePoint's (a compiler may still contract them
+// into FMAs differently in another kernel: on the GPU the two differ by
+// 1e-16).
+template <LawRule kOnly>
+JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
   using namespace detail;
   LawFlux out;
   const LawTerms& t = row.terms;
@@ -352,42 +397,47 @@ JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
   const PointSetUp point = SetUpPoint(b, r);
   const double sign_b = point.sign_b;
   b = point.b;
-  if (!(norm > 0) || point.overlap == Overlap::kInvalid) {
+  // kNoEdge: a point with an edge sum has none here (NaN).
+  if (!(norm > 0) || point.overlap == Overlap::kInvalid ||
+      (kOnly == LawRule::kNoEdge && point.overlap == Overlap::kPartial)) {
     out.value = out.d_db = out.d_dr = NaN();
     for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = NaN();
     return out;
   }
   out.d_db = out.d_dr = 0;
   for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = 0;
-  if (point.overlap != Overlap::kPartial) {
+  if (point.overlap != Overlap::kPartial || kOnly == LawRule::kNoEdge) {
     out.value = point.overlap == Overlap::kHidden ? -1.0 : 0.0;
     return out;
   }
   const double a = (1 - r) * (1 + r) - b * b;
+  Geometry geo;
+  LawRule rule = kOnly;
+  if (kOnly == LawRule::kAny) {
+    rule = ChooseLawRule(b, r, a, &geo);
+  } else if (kOnly == LawRule::kCrossing || kOnly == LawRule::kContact) {
+    geo = MakeGeometry(b, r);
+  }
+  // The limb's share of the area, 2 kappa1 (0 inside the disk).
+  const double limb =
+      rule == LawRule::kCrossing || rule == LawRule::kContact ? 2 * geo.kappa1 : 0.0;
   EdgeMoments m = {};
-  double limb = 0;  // the limb's share of the area, 2 kappa1 (0 inside)
-  if (b + r <= 0.999 && 2 * b * r <= kWideEdgeRuleMaxX * a) {
-    // Inside, where ChooseEdgeRule picks an inside rule whatever the
-    // rounding: without the geometry's other quantities (its two atan2 are
-    // a sixth of a point).
-    InsideLawMoments(t, b, r, a, &m);
-  } else {
-    const Geometry geo = MakeGeometry(b, r);
-    limb = 2 * geo.kappa1;
-    switch (ChooseEdgeRule(geo, a)) {
-      case EdgeRule::kInside:
-      case EdgeRule::kInsideWide:
-        InsideLawMoments(t, b, r, a, &m);
-        break;
-      case EdgeRule::kCrossing:
-        CrossingLawMoments(t, geo, &m);
-        break;
-      case EdgeRule::kContact:
-        ContactLawMoments(t, geo, &m);
-        break;
-    }
+  if (RunsRule(kOnly, LawRule::kInside8) && rule == LawRule::kInside8) {
+    InsideLawMoments<8>(t, b, r, a, &m);
+  } else if (RunsRule(kOnly, LawRule::kInside16) && rule == LawRule::kInside16) {
+    InsideLawMoments<16>(t, b, r, a, &m);
+  } else if (RunsRule(kOnly, LawRule::kInside32) && rule == LawRule::kInside32) {
+    InsideLawMoments<32>(t, b, r, a, &m);
+  } else if (RunsRule(kOnly, LawRule::kCrossing) && rule == LawRule::kCrossing) {
+    CrossingLawMoments(t, geo, &m);
+  } else if (RunsRule(kOnly, LawRule::kContact) && rule == LawRule::kContact) {
+    ContactLawMoments(t, geo, &m);
   }
   return LawFluxFromMoments(t, norm, sign_b, limb, m);
+}
+
+JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
+  return LawLightCurvePointOf<LawRule::kAny>(row, b, r);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

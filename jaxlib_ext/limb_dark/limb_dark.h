@@ -68,16 +68,24 @@ constexpr int kMaxDerivativesInU = kMaxTableSize > kMaxOrder ? kMaxTableSize : k
 // row's Green's coefficients itself: at most kMaxOrder^2 flops, small next
 // to the point's own work.
 // LawCurveElement: the same for a law of laws.h (law != kPolynomial),
-// order = LawCoefficients(law).
+// order = LawCoefficients(law); with kOnly, the code of that edge rule
+// alone, for a point of that rule (law_flux.h's LawLightCurvePointOf).
 template <typename T>
-JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int order,
-                               std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
-                               T* d_dr, T* const* d_du) {
+JAXEXT_HD LawRow LawRowOf(Law law, const T* u, int order, std::int64_t group_size,
+                          std::int64_t i) {
   double coefficients[kMaxLawTerms];
   const T* row = u + (i / group_size) * order;
   for (int j = 0; j < order; ++j) coefficients[j] = static_cast<double>(row[j]);
-  const LawFlux f = LawLightCurvePoint(MakeLawRow(law, coefficients),
-                                       static_cast<double>(b[i]), static_cast<double>(r[i]));
+  return MakeLawRow(law, coefficients);
+}
+
+template <LawRule kOnly = LawRule::kAny, typename T>
+JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int order,
+                               std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
+                               T* d_dr, T* const* d_du) {
+  const LawFlux f =
+      LawLightCurvePointOf<kOnly>(LawRowOf(law, u, order, group_size, i),
+                                  static_cast<double>(b[i]), static_cast<double>(r[i]));
   flux[i] = static_cast<T>(f.value);
   if (d_db) {
     d_db[i] = static_cast<T>(f.d_db);
@@ -85,6 +93,37 @@ JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int 
   }
   if (d_du[0]) {
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(f.du[j]);
+  }
+}
+
+// LawCurveElement as the GPU runs it, in passes by edge rule (law_flux.h's
+// LawRule), so that a warp's threads run one rule: the first,
+// LawRuleElement, computes the points without an edge sum and marks each
+// other point with its rule (MarkLeft(&flux[i], rule)); then, for each rule,
+// LeftLawElement<kRule> computes the points marked with it.
+static_assert(static_cast<int>(LawRule::kAny) <= LeftMark<double>::kMarks,
+              "a mark for each rule");
+
+template <typename T>
+JAXEXT_HD void LawRuleElement(Law law, const T* u, const T* b, const T* r, int order,
+                              std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
+                              T* d_dr, T* const* d_du) {
+  const LawRule rule = LawRuleOf(LawRowOf(law, u, order, group_size, i),
+                                 static_cast<double>(b[i]), static_cast<double>(r[i]));
+  if (rule == LawRule::kNoEdge) {
+    LawCurveElement<LawRule::kNoEdge>(law, u, b, r, order, group_size, i, flux, d_db, d_dr,
+                                      d_du);
+  } else {
+    MarkLeft(&flux[i], static_cast<int>(rule));
+  }
+}
+
+template <LawRule kRule, typename T>
+JAXEXT_HD void LeftLawElement(Law law, const T* u, const T* b, const T* r, int order,
+                              std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
+                              T* d_dr, T* const* d_du) {
+  if (IsMarkedLeft(flux[i], static_cast<int>(kRule))) {
+    LawCurveElement<kRule>(law, u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "jaxlib_ext/limb_dark/limb_dark_kernel.h"
 
+#include <utility>
+
 #include "jaxlib_ext/cuda/grid_stride.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
 
@@ -19,6 +21,15 @@ constexpr int kBlockSize = 128;
 // (LowOrderFastElement, then LeftLightCurveElement on the points the first
 // left): the first kernel holds no call and no stack.
 //
+// The laws of laws.h run in passes by edge rule (LawRuleElement, then
+// LeftLawElement for each rule: limb_dark.h), so that a warp's threads run
+// one rule: neighbouring points of a light curve take different rules, and
+// in one kernel a warp runs each rule in turn for its few threads (power-2:
+// 36.2 against 1.70 ns a point on an H200,
+// benchmarks/gpu_runs/2026-11-28_h200_law_passes).
+//
+// JAXEXT_LAW_ONE_PASS=1 builds instead the one-kernel design of those laws
+// (Family kOther: LawCurveElement, every rule in one kernel).
 // JAXEXT_LOW_ORDER_ONE_PASS=1 (a compile-time switch for measuring the two
 // designs side by side, tools/gpu/kernel_variants.cu) builds instead the
 // one-pass kernel: LowOrderCurveElement, the left points through a call
@@ -30,26 +41,31 @@ constexpr int kBlockSize = 128;
 #ifndef JAXEXT_LOW_ORDER_ONE_PASS
 #define JAXEXT_LOW_ORDER_ONE_PASS 0
 #endif
+#ifndef JAXEXT_LAW_ONE_PASS
+#define JAXEXT_LAW_ONE_PASS 0
+#endif
 #ifndef JAXEXT_LOW_ORDER_MIN_BLOCKS
 #define JAXEXT_LOW_ORDER_MIN_BLOCKS 6
 #endif
 
-enum class Family { kLowOrder, kLowOrderLeft, kPolynomial, kTabulated, kOther };
+// kLawRules: the other laws' first pass; kLawLeft + k: their pass of rule
+// LawRule(k) (k from kInside8 = 1 to kContact).
+enum Family : int { kLowOrder, kLowOrderLeft, kPolynomial, kTabulated, kOther, kLawRules, kLawLeft };
 
 // The blocks of kBlockSize threads each kernel must fit on one
 // multiprocessor at once (__launch_bounds__), which caps its registers per
 // thread (65536 registers per multiprocessor on sm_80 and sm_90); 1: no cap
 // but the block's.
-template <Family kFamily>
+template <int kFamily>
 constexpr int kMinBlocks = kFamily != Family::kLowOrder ? 1
                            : JAXEXT_LOW_ORDER_ONE_PASS ? 5
                                                        : JAXEXT_LOW_ORDER_MIN_BLOCKS;
 
-template <Family kFamily>
+template <int kFamily>
 struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
-    if (kFamily == Family::kLowOrder) {
+    if constexpr (kFamily == Family::kLowOrder) {
 #if JAXEXT_LOW_ORDER_ONE_PASS
       LowOrderCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                            p.out.d[1], p.out.du);
@@ -57,22 +73,30 @@ struct Element {
       LowOrderFastElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                           p.out.d[1], p.out.du);
 #endif
-    } else if (kFamily == Family::kLowOrderLeft || kFamily == Family::kPolynomial) {
+    } else if constexpr (kFamily == Family::kLowOrderLeft || kFamily == Family::kPolynomial) {
       LightCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                         p.out.d[1], p.out.du);
-    } else if (kFamily == Family::kTabulated) {
+    } else if constexpr (kFamily == Family::kTabulated) {
       TableCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                         p.out.d[1], p.out.du);
+    } else if constexpr (kFamily == Family::kLawRules) {
+      LawRuleElement(p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux,
+                     p.out.d[0], p.out.d[1], p.out.du);
+    } else if constexpr (kFamily > Family::kLawRules) {
+      LawCurveElement<static_cast<LawRule>(kFamily - Family::kLawLeft)>(
+          p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+          p.out.d[1], p.out.du);
     } else {
       LawCurveElement(p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux,
                       p.out.d[0], p.out.d[1], p.out.du);
     }
   }
 
-  // The second pass's (kLowOrderLeft) test: the first pass marked it.
+  // A later pass's test (kLowOrderLeft, kLawLeft + k): the first pass
+  // marked the element for it.
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
-    return IsMarkedLeft(p.out.flux[i]);
+    return IsMarkedLeft(p.out.flux[i], kFamily > kLawRules ? kFamily - kLawLeft : 0);
   }
 };
 
@@ -82,10 +106,28 @@ struct Element {
 constexpr int kLeftPerThread = 16;
 
 // One kernel per family (cuda/grid_stride.h: for both dtypes).
-template <Family kFamily, typename T>
+template <int kFamily, typename T>
 cudaError_t LaunchFamily(const Params<T>& params, cudaStream_t stream) {
   return cuda::LaunchGridStride<kBlockSize, 1, kMinBlocks<kFamily>>(
       cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
+}
+
+template <int kFamily, typename T>
+cudaError_t LaunchLeft(const Params<T>& params, cudaStream_t stream) {
+  return cuda::LaunchLeftPass<kBlockSize, kLeftPerThread>(
+      cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
+}
+
+// The laws of laws.h: the first pass, then one pass for each rule from
+// kInside8 to kContact.
+template <typename T, int... kRules>
+cudaError_t LaunchLawPasses(const Params<T>& params, cudaStream_t stream,
+                            std::integer_sequence<int, kRules...>) {
+  cudaError_t status = LaunchFamily<Family::kLawRules>(params, stream);
+  ((status = status == cudaSuccess ? LaunchLeft<Family::kLawLeft + kRules + 1>(params, stream)
+                                   : status),
+   ...);
+  return status;
 }
 
 template <typename T>
@@ -93,14 +135,18 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
   if (params.law == Law::kPolynomial && params.order <= 2) {
     const cudaError_t fast = LaunchFamily<Family::kLowOrder>(params, stream);
     if (fast != cudaSuccess || JAXEXT_LOW_ORDER_ONE_PASS) return fast;
-    return cuda::LaunchLeftPass<kBlockSize, kLeftPerThread>(
-        cuda::BothDtypes<Params, Element<Family::kLowOrderLeft>>::Of(params), stream);
+    return LaunchLeft<Family::kLowOrderLeft>(params, stream);
   } else if (params.law == Law::kPolynomial) {
     return LaunchFamily<Family::kPolynomial>(params, stream);
   } else if (params.law == Law::kTabulated) {
     return LaunchFamily<Family::kTabulated>(params, stream);
   }
-  return LaunchFamily<Family::kOther>(params, stream);
+  if constexpr (JAXEXT_LAW_ONE_PASS) {
+    return LaunchFamily<Family::kOther>(params, stream);
+  } else {
+    return LaunchLawPasses(params, stream,
+                           std::make_integer_sequence<int, static_cast<int>(LawRule::kContact)>());
+  }
 }
 
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);

@@ -1,22 +1,25 @@
 // The light curve's kernels built as one variant of their compile-time
-// switches (limb_dark_kernel.cu's JAXEXT_LOW_ORDER_*), timed on the GPU
-// without jax, so that one call of a lent GPU compares the variants side by
-// side (tools/gpu/kernel_variants.sh builds and runs them all).
+// switches (limb_dark_kernel.cu's JAXEXT_LOW_ORDER_* and JAXEXT_LAW_ONE_PASS),
+// timed on the GPU without jax, so that one call of a lent GPU compares the
+// variants side by side (tools/gpu/kernel_variants.sh builds and runs them
+// all).
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I. [-DJAXEXT_LOW_ORDER_ONE_PASS=1 ...] \
 //       tools/gpu/kernel_variants.cu -o kernel_variants
-//   ./kernel_variants NAME [N]
+//   [KERNEL_VARIANTS_CASES=power2,ten] ./kernel_variants NAME [N]
 //
-// Per case (the quadratic law's value, its value and gradient, the linear
-// law, float64 and float32, N points, default 1e8): the median time of 20
-// launches after 3 (CUDA events, ns per point); a device-to-device copy of
-// the bytes the kernel moves (its inputs and outputs; ns per point), and
-// the kernel's bandwidth as a share of the copy's (the copy reads and
-// writes each byte: twice the kernel's traffic); the points the first pass left; a hash of every output's
-// bytes, which must be the same for every variant (the variants compute
-// the same function to the bit); and the largest difference from the host
-// build of the same element function on 100,000 of the points. The outputs
-// are poisoned (all bits set) before the checked launch, and a point left
+// Per case (kCases below: by default the quadratic law's value, its value
+// and gradient and the linear law's value; also power-2's and ten
+// coefficients'), float64 and float32, N points (default 1e8): the median
+// time of 20 launches after 3 (CUDA events, ns per point); a
+// device-to-device copy of the bytes the kernel moves (its inputs and
+// outputs; ns per point), and the kernel's bandwidth as a share of the
+// copy's (the copy reads and writes each byte: twice the kernel's
+// traffic); the points a pass left marked; a hash of every output's bytes,
+// which must be the same for every variant (the variants compute the same
+// function to the bit); and the largest difference from the host build of
+// the same element function on 100,000 of the points. The outputs are
+// poisoned (all bits set) before the checked launch, and a point left
 // poisoned or marked fails the case. Prints one line a case; exits non-zero
 // when a check fails.
 #include <algorithm>
@@ -50,8 +53,22 @@ namespace kernel = jaxext::limb_dark::kernel;
 
 struct Case {
   const char* name;
-  int order;  // the polynomial law's coefficients
+  Law law;
+  int order;  // the law's coefficients, u below
   bool gradient;
+  double u[10];
+};
+
+// The cases, by name (KERNEL_VARIANTS_CASES chooses among them: default,
+// the low-order ones). power2 and ten: gpu_benchmark.py's laws.
+const Case kCases[] = {
+    {"quadratic", Law::kPolynomial, 2, false, {0.4, 0.26}},
+    {"quad+grad", Law::kPolynomial, 2, true, {0.4, 0.26}},
+    {"linear", Law::kPolynomial, 1, false, {0.4}},
+    {"power2", Law::kPower2, 2, false, {0.7, 0.6}},
+    {"power2+grad", Law::kPower2, 2, true, {0.7, 0.6}},
+    {"ten", Law::kPolynomial, 10, false,
+     {0.2, 0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.01, 0.01}},
 };
 
 // The points: b over the transit and out of it, r per point, from a fixed
@@ -76,7 +93,8 @@ template <typename T>
 int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
             const std::vector<T>& r) {
   const int64_t n = static_cast<int64_t>(b.size());
-  const T u[2] = {static_cast<T>(0.4), static_cast<T>(0.26)};
+  T u[10];
+  for (int j = 0; j < c.order; ++j) u[j] = static_cast<T>(c.u[j]);
   const int n_out = 1 + (c.gradient ? 2 + c.order : 0);
 
   T *d_u, *d_b, *d_r, *d_out;
@@ -98,7 +116,7 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
     p.out.d[1] = d_out + 2 * n;
     for (int j = 0; j < c.order; ++j) p.out.du[j] = d_out + (3 + j) * n;
   }
-  p.law = Law::kPolynomial;
+  p.law = c.law;
   p.order = c.order;
   p.group_size = n;
   p.n = n;
@@ -116,20 +134,20 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
   uint64_t hash = 0xcbf29ce484222325ULL;
   for (int64_t i = 0; i < n_out * n; ++i) {
     poisoned += bits[i] == static_cast<Bits>(~Bits{0});
-    marked += bits[i] == jaxext::LeftMark<T>::kBits;
+    marked += bits[i] - jaxext::LeftMark<T>::kBits < Bits(jaxext::LeftMark<T>::kMarks);
     hash = (hash ^ bits[i]) * 0x100000001b3ULL;
   }
   // The host build of the same element function on a sample.
   double worst = 0;
   const int64_t stride = std::max<int64_t>(1, n / 100000);
   for (int64_t i = 0; i < n; i += stride) {
-    T f[1 + 2 + 2];
+    T f[1 + 2 + 10];
     T* du[jaxext::limb_dark::kMaxDerivativesInU] = {};
     if (c.gradient) {
       for (int j = 0; j < c.order; ++j) du[j] = &f[3 + j];
     }
-    jaxext::limb_dark::LowOrderCurveElement(u, &b[i], &r[i], c.order, n, 0, &f[0],
-                                            c.gradient ? &f[1] : nullptr, &f[2], du);
+    jaxext::limb_dark::CurveElement(c.law, u, &b[i], &r[i], c.order, n, 0, &f[0],
+                                    c.gradient ? &f[1] : nullptr, &f[2], du);
     for (int k = 0; k < n_out; ++k) {
       const double got = out[k * n + i], want = f[k];
       const double d = std::fabs(got - want) / std::max(1.0, std::fabs(want));
@@ -191,7 +209,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int64_t n = argc > 2 ? static_cast<int64_t>(std::atof(argv[2])) : 100000000;
-  const Case cases[] = {{"quadratic", 2, false}, {"quad+grad", 2, true}, {"linear", 1, false}};
+  const char* chosen = std::getenv("KERNEL_VARIANTS_CASES");
+  const std::string names = std::string(",") + (chosen ? chosen : "quadratic,quad+grad,linear") + ",";
+  std::vector<Case> cases;
+  for (const Case& c : kCases) {
+    if (names.find(std::string(",") + c.name + ",") != std::string::npos) cases.push_back(c);
+  }
+  if (cases.empty()) {
+    std::fprintf(stderr, "KERNEL_VARIANTS_CASES names no case\n");
+    return 2;
+  }
   std::printf("%-14s %-9s %-7s %10s %9s %9s %7s %8s %16s %9s\n", "variant", "case", "dtype",
               "N", "ns/point", "copy ns", "of copy", "bad", "output hash", "vs host");
   int failed = 0;

@@ -4,7 +4,8 @@
 #   bash tools/gpu/kernel_variants.sh build DIR [NAME...]    # nvcc: one binary a variant into DIR
 #   bash tools/gpu/kernel_variants.sh run DIR [N [NAME...]]  # on a GPU: each binary in turn
 #
-# NAME: some of the VARIANTS below (default: all).
+# NAME: some of the VARIANTS below (default: all). KERNEL_VARIANTS_CASES
+# (e.g. power2,ten) chooses the cases (kernel_variants.cu's kCases).
 #
 # `build` runs wherever nvcc 13 is (a development machine without a GPU
 # too), with ptxas's report of each variant in DIR/NAME.ptxas; `run` builds
@@ -21,6 +22,7 @@ VARIANTS=(
   "two_pass:"
   "two_pass_mb1:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=1"
   "two_pass_mb8:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=8"
+  "law_one_pass:-DJAXEXT_LAW_ONE_PASS=1"
 )
 
 build_one() {  # dir name defines
