@@ -369,7 +369,7 @@ JAXEXT_HD LawRule ChooseLawRule(double b, double r, double a, Geometry* geo) {
   return LawRule::kContact;
 }
 
-constexpr bool RunsRule(LawRule only, LawRule rule) {
+JAXEXT_HD constexpr bool RunsRule(LawRule only, LawRule rule) {
   return only == LawRule::kAny || only == rule;
 }
 
