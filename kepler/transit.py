@@ -84,6 +84,27 @@ _light_curve = row_op.differentiable(
     entry_step=lambda row, j: differences.fd_step(row[j]), entry_lowest=_entry_lowest)
 
 
+def _transit_times(where, value):
+  """transit_times as an array of shape (K,), K >= 1; ValueError otherwise."""
+  x = elementwise.as_array(where, "transit_times", value)
+  if np.ndim(x) != 1 or np.shape(x)[0] < 1:
+    raise ValueError(f"kepler.{where}: transit_times must be a 1-d array of at least one "
+                     f"mid-transit time (epochs 0, 1, ...), got shape {np.shape(x)}")
+  return x
+
+
+def _shifted_times(t, period, t0, transit_times):
+  """t less the timing variation of its epoch: the epoch k = round((t - t0) /
+  period) clipped to [0, K - 1] (K = len(transit_times)), its variation
+  transit_times[k] - t0 - k period. NaN everywhere where transit_times are
+  not finite and increasing."""
+  count = transit_times.shape[0]
+  epoch = jnp.clip(jnp.round((t - t0) / period), 0, count - 1)
+  variation = jnp.take(transit_times, epoch.astype(jnp.int32)) - t0 - epoch * period
+  ordered = jnp.all(jnp.isfinite(transit_times)) & jnp.all(jnp.diff(transit_times) > 0)
+  return jnp.where(ordered, t - variation, jnp.nan)
+
+
 def _scalar(where, name, value):
   x = elementwise.as_array(where, name, value)
   if np.ndim(x) != 0:
@@ -93,7 +114,7 @@ def _scalar(where, name, value):
 
 
 def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
-                law="polynomial", mu=None, exposure_time=0.0):
+                law="polynomial", mu=None, exposure_time=0.0, transit_times=None):
   """The relative flux minus one of a star transited by a planet on a
   Keplerian orbit, at times t, averaged over exposures.
 
@@ -117,6 +138,13 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
       (kepler.limb_dark.light_curve); static.
     exposure_time: T >= 0, a scalar or an array broadcasting with t: the
       flux averaged over [t - T/2, t + T/2] (0: at t itself).
+    transit_times: None, or the observed mid-transit times of epochs 0, 1,
+      ..., K - 1 of the linear ephemeris (t0, period), an array of shape
+      (K,), increasing: transit timing variations. A time t belongs to its
+      nearest epoch k = round((t - t0) / period), clipped to [0, K - 1], and
+      is evaluated at t - (transit_times[k] - t0 - k period), its exposure
+      with it (docs/transit_model.md compares exoplanet's and jaxoplanet's
+      choices).
 
   Every parameter but t and exposure_time is a scalar (an array of shape (),
   a number or a tracer); for many parameter sets (chains, planets), jax.vmap
@@ -130,15 +158,17 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
 
   NaN where a parameter is outside its domain (period or a <= 0, ecc
   outside [0, 1), b < 0 or beyond the orbit, r < 0, NaN or inf anywhere, a
-  law the light curve refuses), where t is NaN or inf, where T < 0 or NaN,
+  law the light curve refuses, transit_times not increasing: everywhere),
+  where t is NaN or inf, where T < 0 or NaN,
   and, for T > 0, where the orbit's periastron a (1 - ecc) is not beyond
   1 + r (an orbit through the star has no contact times).
 
   Raises:
     TypeError: an argument of complex, bool or other non-real dtype.
     ValueError: neither or both of b and inc; a parameter that is not a
-      scalar; t and exposure_time shapes that do not broadcast; the law's
-      errors of kepler.limb_dark.light_curve.
+      scalar; transit_times not of shape (K,), K >= 1; t and exposure_time
+      shapes that do not broadcast; the law's errors of
+      kepler.limb_dark.light_curve.
   """
   where = "transit.light_curve"
   if (b is None) == (inc is None):
@@ -149,15 +179,21 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
   scalars = (("period", period), ("t0", t0), ("a", a), ("b" if inc is None else "inc",
              b if inc is None else inc), ("r", r), ("ecc", ecc), ("omega", omega))
   scalars = tuple((name, _scalar(where, name, x)) for name, x in scalars)
+  timing = () if transit_times is None else (("transit_times",
+                                                _transit_times(where, transit_times)),)
   (t, exposure), others, dtype = elementwise.prepare(
-      where, (("t", t), ("exposure_time", exposure_time)), others=scalars + (("u", u),))
+      where, (("t", t), ("exposure_time", exposure_time)),
+      others=scalars + (("u", u),) + timing)
+  if timing:
+    t = _shifted_times(t, others[0], others[1], others[-1])
+    others = others[:-1]
   number, u = limb_dark.kernel_law(where, law, others[-1], mu)
   row = jnp.concatenate([jnp.stack(others[:-1]), u])
   flux = _light_curve(row, t, exposure, (number, geometry))
   return flux.astype(dtype)
 
 
-def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0):
+def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0, transit_times=None):
   """The star's radial velocity (positive receding) at times t, for a
   planet of the same orbit as light_curve's: K (cos(omega + f) + e cos
   omega), f the planet's true anomaly, omega the planet's argument of
@@ -168,17 +204,27 @@ def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0):
     t: the times (any shape); period and t0 in the same unit.
     period, t0, K, ecc, omega: scalars (jax.vmap for many); K the
       semi-amplitude, in the velocity's unit.
+    transit_times: None, or the mid-transit times of epochs 0 to K - 1, as
+      light_curve takes them: each time shifted by its epoch's variation.
 
   Returns:
     The velocity, of t's shape and the promoted float dtype; NaN where
-    period <= 0 or ecc is outside [0, 1). Differentiable in every argument
-    (through kepler.true_anomaly's derivatives).
+    period <= 0, ecc is outside [0, 1) or transit_times are not
+    increasing. Differentiable in every argument (through
+    kepler.true_anomaly's derivatives).
+
+  Raises:
+    TypeError, ValueError: as light_curve's, for these arguments.
   """
   where = "transit.radial_velocity"
   scalars = (("period", period), ("t0", t0), ("K", K), ("ecc", ecc), ("omega", omega))
   scalars = tuple((name, _scalar(where, name, x)) for name, x in scalars)
-  (t,), (period, t0, K, ecc, omega), dtype = elementwise.prepare(
-      where, (("t", t),), others=scalars)
+  timing = () if transit_times is None else (("transit_times",
+                                                _transit_times(where, transit_times)),)
+  (t,), others, dtype = elementwise.prepare(where, (("t", t),), others=scalars + timing)
+  period, t0, K, ecc, omega = others[:5]
+  if timing:
+    t = _shifted_times(t, period, t0, others[-1])
   period = jnp.where(period > 0, period, jnp.nan)
   # The mean anomaly at conjunction, where f = pi/2 - omega.
   half = jnp.pi / 4 - omega / 2

@@ -589,5 +589,154 @@ class ApiTest(parameterized.TestCase):
     self.assertEqual(jnp.sum(batched, axis=0).shape, t.shape)
 
 
+def _transit_times(p, rng, count, scale=0.3):
+  """Mid-transit times of epochs 0..count-1 of p's linear ephemeris, each off
+  by up to `scale` half-durations (increasing: the period is days, the
+  variations minutes)."""
+  epochs = np.arange(count)
+  offsets = rng.uniform(-scale, scale, count) * _half_duration(p)
+  return (p["t0"] + epochs * p["period"] + offsets).astype(FLOAT).astype(np.float64)
+
+
+def _rounding_of_time(t, p, times):
+  """What rounding a time to its dtype's spacing moves the model by: four
+  spacings of t times |dF/dt| (the op subtracts the variation from t in the
+  computation's dtype: float32 with x64 off, where t ~ 100 has a spacing of
+  8e-6)."""
+  slope = jax.vmap(jax.grad(lambda x: _model(x, p, transit_times=times)))(jnp.asarray(t, FLOAT))
+  return 4 * np.spacing(np.abs(t).astype(FLOAT)).astype(np.float64) * np.abs(slope)
+
+
+class TransitTimesTest(parameterized.TestCase):
+  """transit_times: each time shifted by its epoch's variation."""
+
+  def test_against_the_mpmath_orbit_at_shifted_times(self):
+    rng = np.random.default_rng(31)
+    worst = 0.0
+    for p in _orbits(31, 4):
+      times = _transit_times(p, rng, 5)
+      # Times around every epoch's observed transit, and before the first
+      # and after the last (clipped to epochs 0 and 4).
+      k = rng.integers(-1, 6, 30)
+      t = (times[np.clip(k, 0, 4)] + (k - np.clip(k, 0, 4)) * p["period"]
+           + rng.uniform(-1.5, 1.5, 30) * _half_duration(p)).astype(FLOAT).astype(np.float64)
+      epoch = np.clip(np.round((t - p["t0"]) / p["period"]), 0, 4).astype(int)
+      shifted = t - (times[epoch] - p["t0"] - epoch * p["period"])
+      sky = [_mp_sky(x, p) for x in shifted]
+      b = np.array([float(q[0]) for q in sky])
+      front = np.array([q[1] > 0 for q in sky])
+      ref = np.where(front, np.asarray(limb_dark.light_curve(QUADRATIC, b, p["r"])), 0.0)
+      got = np.asarray(_model(t, p, transit_times=times))
+      excess = np.abs(got - ref) - _rounding_of_time(t, p, times)
+      worst = max(worst, np.max(excess))
+      self.assertTrue(np.any(ref < 0), "some times in transit")
+    self.assertLess(worst, 1e-14 if X64 else 1.2e-7)
+
+  def test_each_transit_is_centred_on_its_time(self):
+    # A circular orbit's transit is symmetric about its mid-time.
+    rng = np.random.default_rng(32)
+    p = dict(_orbits(32, 1)[0], ecc=0.0)
+    times = _transit_times(p, rng, 4)
+    tau = rng.uniform(0, 1.2, 10) * _half_duration(p)
+    for tk in times:
+      early = (tk - tau).astype(FLOAT).astype(np.float64)
+      late = (tk + tau).astype(FLOAT).astype(np.float64)
+      before = np.asarray(_model(early, p, transit_times=times))
+      after = np.asarray(_model(late, p, transit_times=times))
+      bound = (1e-14 if X64 else 2.4e-7) + _rounding_of_time(early, p, times) + \
+          _rounding_of_time(late, p, times) + np.abs(early + late - 2 * tk) * np.abs(
+              jax.vmap(jax.grad(lambda x: _model(x, p, transit_times=times)))(
+                  jnp.asarray(late, FLOAT)))
+      self.assertTrue(np.all(np.abs(before - after) <= bound), (before - after, bound))
+      self.assertLess(float(_model(np.array([tk]), p, transit_times=times)[0]), 0)
+
+  def test_a_linear_ephemeris_changes_nothing(self):
+    p = _orbits(33, 1)[0]
+    t = _times(p, np.random.default_rng(33), 50)
+    times = p["t0"] + p["period"] * np.arange(8)
+    np.testing.assert_allclose(_model(t, p, transit_times=times), _model(t, p),
+                               atol=1e-12 if X64 else 2e-6)
+    v = transit.radial_velocity(t, period=p["period"], t0=p["t0"], K=3.0, ecc=p["ecc"],
+                                omega=p["omega"], transit_times=times)
+    np.testing.assert_allclose(v, transit.radial_velocity(
+        t, period=p["period"], t0=p["t0"], K=3.0, ecc=p["ecc"], omega=p["omega"]),
+                               atol=1e-10 if X64 else 2e-5)
+
+  def test_radial_velocity_at_shifted_times(self):
+    rng = np.random.default_rng(34)
+    p = _orbits(34, 2)[1]
+    times = _transit_times(p, rng, 3)
+    t = p["t0"] + rng.uniform(-0.5, 2.5, 30) * p["period"]
+    epoch = np.clip(np.round((t - p["t0"]) / p["period"]), 0, 2)
+    shifted = t - (times[epoch.astype(int)] - p["t0"] - epoch * p["period"])
+    kwargs = dict(period=p["period"], t0=p["t0"], K=3.0, ecc=p["ecc"], omega=p["omega"])
+    np.testing.assert_allclose(transit.radial_velocity(t, transit_times=times, **kwargs),
+                               transit.radial_velocity(shifted, **kwargs),
+                               atol=1e-10 if X64 else 2e-5)
+
+  def test_derivatives_in_every_transit_time(self):
+    rng = np.random.default_rng(35)
+    p = _orbits(35, 2)[1]
+    times = _transit_times(p, rng, 3)
+    t = np.concatenate([times[k] + rng.uniform(-1.2, 1.2, 6) * _half_duration(p)
+                        for k in range(3)])
+    loss = lambda tt, period, t0, tv=t, exposure=0.0: jnp.sum(
+        _model(tv, dict(p, period=period, t0=t0), transit_times=tt,
+               exposure_time=exposure) ** 2)
+    # The chain rule, with exposures too: a transit time moves its epoch's
+    # times back.
+    for exposure in (0.0, 0.3 * _half_duration(p)):
+      args = (jnp.asarray(times, FLOAT), FLOAT(p["period"]), FLOAT(p["t0"]),
+              jnp.asarray(t, FLOAT), exposure)
+      by_tt, by_t = jax.grad(loss, argnums=(0, 3))(*args)
+      for k in range(3):
+        np.testing.assert_allclose(by_tt[k], -np.sum(by_t[6 * k:6 * (k + 1)]),
+                                   rtol=1e-12 if X64 else 1e-5)
+    if not X64:  # the differences below need float64
+      return
+    # Without exposures (their derivatives' own accuracy: ExposureTest),
+    # against differences of the value.
+    grads = jax.grad(loss, argnums=(0, 1, 2))(jnp.asarray(times), p["period"], p["t0"])
+
+    def difference(j, h=1e-6):  # the five-point stencil in argument j
+      def at(step):
+        args = [times.copy(), p["period"], p["t0"]]
+        if isinstance(j, tuple):
+          args[0][j[1]] += step
+        else:
+          args[j] += step
+        return float(loss(*args))
+      return (8 * (at(h) - at(-h)) - (at(2 * h) - at(-2 * h))) / (12 * h)
+
+    for k in range(3):
+      np.testing.assert_allclose(grads[0][k], difference((0, k)), rtol=1e-7, atol=1e-10)
+      self.assertNotEqual(float(grads[0][k]), 0.0)
+    for j, name in ((1, "period"), (2, "t0")):
+      np.testing.assert_allclose(grads[j], difference(j), rtol=1e-7, atol=1e-10, err_msg=name)
+
+  def test_bad_transit_times(self):
+    p = _orbits(36, 1)[0]
+    t = _times(p, np.random.default_rng(36), 10)
+    for times in ([p["t0"], p["t0"]], [p["t0"] + p["period"], p["t0"]], [p["t0"], np.nan]):
+      self.assertTrue(np.all(np.isnan(_model(t, p, transit_times=np.array(times)))), times)
+    for times in (p["t0"], np.zeros((2, 2)), np.zeros(0)):
+      with self.assertRaisesRegex(ValueError, "transit_times must be a 1-d array"):
+        _model(t, p, transit_times=times)
+    with self.assertRaisesRegex(TypeError, "complex"):
+      _model(t, p, transit_times=np.array([1j]))
+
+  def test_vmap_over_planets_is_one_call(self):
+    rng = np.random.default_rng(37)
+    p = _orbits(37, 1)[0]
+    times = jnp.asarray(np.stack([_transit_times(p, rng, 4) for _ in range(3)]), FLOAT)
+    t = jnp.asarray(_times(p, rng, 40), FLOAT)
+    model = lambda tt: _model(t, p, transit_times=tt)
+    batched = jax.jit(jax.vmap(model))(times)
+    for k in range(3):
+      np.testing.assert_array_equal(batched[k], model(times[k]))
+    text = str(jax.make_jaxpr(jax.vmap(jax.grad(lambda tt: jnp.sum(model(tt)))))(times))
+    self.assertEqual(text.count("kepler_jax_transit"), 1, text)
+
+
 if __name__ == "__main__":
   absltest.main()
