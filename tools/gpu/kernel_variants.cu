@@ -16,8 +16,10 @@
 // outputs; ns per point), and the kernel's bandwidth as a share of the
 // copy's (the copy reads and writes each byte: twice the kernel's
 // traffic); the points a pass left marked; a hash of every output's bytes,
-// which must be the same for every variant (the variants compute the same
-// function to the bit); and the largest difference from the host build of
+// which kernel_variants.sh compares across the variants and reports when
+// it differs (variants that build another kernel for the same law, such as
+// JAXEXT_LAW_ONE_PASS, can differ in the last bits: nvcc contracts the same
+// arithmetic into FMAs per kernel); and the largest difference from the host build of
 // the same element function on 100,000 of the points. The outputs are
 // poisoned (all bits set) before the checked launch, and a point left
 // poisoned or marked fails the case. Prints one line a case; exits non-zero
