@@ -19,7 +19,7 @@ The repository keeps rules_cuda's name (@local_cuda) and targets
 rules_cuda.
 """
 
-load("//third_party/python:repositories.bzl", "download_wheel", "find_interpreter", "python_version")
+load("//third_party/python:repositories.bzl", "download_wheel", "tool_interpreter")
 
 # The wheel that holds the static CUDA runtime of a target architecture.
 _RUNTIME_WHEEL = "nvidia-cuda-runtime"
@@ -171,7 +171,7 @@ def _local_version(rctx, path):
 def _from_wheels(rctx):
     pins = _parse_pins(rctx.attr.wheels)
     machine = _machine_arch(rctx)
-    python = find_interpreter(rctx, python_version(rctx))
+    python = tool_interpreter(rctx)
     unpack = []
     for pin in pins:
         if pin.arch == machine:
@@ -241,7 +241,7 @@ def _cuda_toolkit_impl(rctx):
 cuda_toolkit_repository = repository_rule(
     implementation = _cuda_toolkit_impl,
     doc = "The CUDA toolkit from pinned NVIDIA wheels, or from LOCAL_CUDA_PATH.",
-    environ = ["LOCAL_CUDA_PATH", "HERMETIC_PYTHON_VERSION"],
+    environ = ["LOCAL_CUDA_PATH"],
     attrs = {
         "wheels": attr.string_list_dict(
             mandatory = True,

@@ -49,6 +49,17 @@ def find_interpreter(rctx, version):
             return found[-1].get_child("bin").get_child("python" + version)
     fail("HERMETIC_PYTHON_VERSION=%s: no interpreter found (tried `pyenv prefix %s`, python%s on PATH and %s/versions/%s.*)" % (version, version, version, root, version))
 
+def tool_interpreter(rctx):
+    """An interpreter that runs pip and zipfile for the repositories whose
+    contents do not depend on the Python version (the zig toolchain, the XLA
+    FFI headers, the CUDA toolkit): the build's own, found as
+    find_interpreter does. Those rules do not list HERMETIC_PYTHON_VERSION in
+    their `environ`, so that a build for another Python reuses them. Were
+    @kepler_zig made anew, its files' new timestamps would make zig rebuild
+    its glibc stubs and libc++ at the next build's first link (about 45 s on
+    2 cores, once per Python of the release)."""
+    return find_interpreter(rctx, python_version(rctx))
+
 def _run(rctx, args, what):
     result = rctx.execute(args, timeout = 1800)
     if result.return_code != 0:
@@ -63,7 +74,7 @@ def download_wheel(rctx, requirement, sha256, wheel_python, wheel_platform, dest
     as it does for the locks, and Bazel's own downloader stays unused
     (--repository_disable_download holds). `requirement` is `name==version`.
     """
-    python = find_interpreter(rctx, python_version(rctx))
+    python = tool_interpreter(rctx)
     rctx.file(dest + ".requirements.txt", "%s --hash=sha256:%s\n" % (requirement, sha256))
     _run(rctx, [
         python,

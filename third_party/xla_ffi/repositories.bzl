@@ -9,7 +9,7 @@ Python lock of the build holds. The jaxlib version pinned here must equal
 JAX_MIN in kepler/_version.py; tests/version_range_test.py checks it.
 """
 
-load("//third_party/python:repositories.bzl", "download_wheel", "find_interpreter", "python_version")
+load("//third_party/python:repositories.bzl", "download_wheel", "tool_interpreter")
 
 def _xla_ffi_headers_impl(rctx):
     rctx.report_progress("downloading jaxlib %s for its XLA FFI headers" % rctx.attr.jaxlib_version)
@@ -21,7 +21,7 @@ def _xla_ffi_headers_impl(rctx):
         rctx.attr.wheel_python,
         rctx.attr.wheel_platform,
     )
-    python = find_interpreter(rctx, python_version(rctx))
+    python = tool_interpreter(rctx)
 
     # Only the FFI API headers: the rest of the wheel (~250 MB unpacked) is not needed.
     result = rctx.execute([python, "-c", """
@@ -57,7 +57,6 @@ exports_files(["jaxlib_version.txt"])
 xla_ffi_headers = repository_rule(
     implementation = _xla_ffi_headers_impl,
     doc = "The include/xla/ffi/api headers of one pinned jaxlib wheel (any of a release holds the same headers).",
-    environ = ["HERMETIC_PYTHON_VERSION"],
     attrs = {
         "jaxlib_version": attr.string(mandatory = True),
         "sha256": attr.string(mandatory = True, doc = "of the wheel pip downloads"),

@@ -14,7 +14,7 @@ for --crosstool_top (Bazel 4.2.3, which picks the CPU by --cpu; see .bazelrc),
 with a toolchain() per CPU for Bazel 7's resolution by platform.
 """
 
-load("//third_party/python:repositories.bzl", "download_wheel", "find_interpreter", "python_version")
+load("//third_party/python:repositories.bzl", "download_wheel", "tool_interpreter")
 
 _WRAPPER = """\
 #!/bin/sh
@@ -44,7 +44,7 @@ def _zig_toolchain_impl(rctx):
         "3.12",
         rctx.attr.wheel_platform,
     )
-    python = find_interpreter(rctx, python_version(rctx))
+    python = tool_interpreter(rctx)
     result = rctx.execute([python, "-c", """
 import os, stat, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
@@ -93,7 +93,6 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 zig_toolchain = repository_rule(
     implementation = _zig_toolchain_impl,
     doc = "zig's clang as Bazel C/C++ toolchains for x86-64 and aarch64 Linux with a given glibc.",
-    environ = ["HERMETIC_PYTHON_VERSION"],
     attrs = {
         "zig_version": attr.string(mandatory = True),
         "sha256": attr.string(mandatory = True, doc = "of the wheel pip downloads"),
