@@ -23,7 +23,14 @@ from kepler._ffi import elementwise
 from kepler._ffi import partition
 from kepler._ffi import row_op
 
-__all__ = ["light_curve", "radial_velocity"]
+__all__ = ["light_curve", "radial_velocity", "semi_major_axis", "stellar_density",
+           "ecc_omega", "sqrt_ecc_vector", "impact_parameter", "inclination",
+           "eclipse_time"]
+
+# Newton's constant in cm^3 g^-1 s^-2 (CODATA 2018) and the day in seconds:
+# semi_major_axis's units.
+_G_CGS = 6.67430e-8
+_DAY = 86400.0
 
 _TARGET = _ffi.target("transit")
 # The orbital parameters of the kernel's row, in its order
@@ -234,3 +241,85 @@ def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0, transit_times=None)
   cos_w, sin_w = jnp.cos(omega), jnp.sin(omega)
   velocity = K * (cos_w * cos_f - sin_w * sin_f + ecc * cos_w)
   return velocity.astype(dtype)
+
+
+# Helpers for the parameters users fit, in the conventions of light_curve
+# (batman's and jaxoplanet's): plain jnp, differentiable, elementwise
+# (arrays broadcast), in the promoted float dtype of their arguments.
+
+
+def semi_major_axis(period, stellar_density):
+  """a in stellar radii from the period (days) and the star's mean density
+  (g/cm^3; the Sun's 1.41; jaxoplanet's solar unit M_sun / R_sun^3 is 5.905
+  g/cm^3), by Kepler's third law for a planet of negligible mass: (a / R)^3
+  = G rho P^2 / (3 pi). NaN for a period or density that is not positive."""
+  period, rho = jnp.asarray(period), jnp.asarray(stellar_density)
+  ok = (period > 0) & (rho > 0)
+  cube = _G_CGS * rho * (period * _DAY) ** 2 / (3 * jnp.pi)
+  return jnp.where(ok, jnp.cbrt(jnp.where(ok, cube, 1.0)), jnp.nan)
+
+
+def stellar_density(period, a):
+  """The star's mean density (g/cm^3) from the period (days) and a (stellar
+  radii): semi_major_axis's inverse, 3 pi a^3 / (G P^2). NaN for a period or
+  a that is not positive."""
+  period, a = jnp.asarray(period), jnp.asarray(a)
+  ok = (period > 0) & (a > 0)
+  rho = 3 * jnp.pi * a ** 3 / (_G_CGS * (jnp.where(ok, period, 1.0) * _DAY) ** 2)
+  return jnp.where(ok, rho, jnp.nan)
+
+
+def ecc_omega(sqrt_e_cos_w, sqrt_e_sin_w):
+  """(ecc, omega) from the parameters (sqrt(e) cos omega, sqrt(e) sin
+  omega) that fits sample for a uniform prior in e and omega: e = h^2 + k^2,
+  omega = atan2(k, h) (0 at e = 0). ecc >= 1 is returned as it is (light_curve
+  gives NaN for it)."""
+  h, k = jnp.asarray(sqrt_e_cos_w), jnp.asarray(sqrt_e_sin_w)
+  return h * h + k * k, jnp.arctan2(k, h)
+
+
+def sqrt_ecc_vector(ecc, omega):
+  """(sqrt(e) cos omega, sqrt(e) sin omega): ecc_omega's inverse. NaN for
+  a negative ecc."""
+  ecc, omega = jnp.asarray(ecc), jnp.asarray(omega)
+  root = jnp.where(ecc >= 0, jnp.sqrt(jnp.maximum(ecc, 0.0)), jnp.nan)
+  return root * jnp.cos(omega), root * jnp.sin(omega)
+
+
+def impact_parameter(inc, a, ecc=0.0, omega=0.0):
+  """The impact parameter at conjunction, light_curve's b: a cos(inc) (1 -
+  e^2) / (1 + e sin(omega)), inc in radians, a in stellar radii. NaN where
+  a <= 0 or ecc is outside [0, 1)."""
+  inc, a, ecc, omega = map(jnp.asarray, (inc, a, ecc, omega))
+  ok = (a > 0) & (ecc >= 0) & (ecc < 1)
+  return jnp.where(ok, a * jnp.cos(inc) * (1 - ecc * ecc) / (1 + ecc * jnp.sin(omega)),
+                   jnp.nan)
+
+
+def inclination(b, a, ecc=0.0, omega=0.0):
+  """The inclination (radians, in [0, pi/2] for b >= 0) of the impact
+  parameter b at conjunction: impact_parameter's inverse. NaN where a <= 0,
+  ecc is outside [0, 1), b < 0 or b beyond the orbit (cos i > 1)."""
+  b, a, ecc, omega = map(jnp.asarray, (b, a, ecc, omega))
+  cos_i = b * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
+  ok = (a > 0) & (ecc >= 0) & (ecc < 1) & (b >= 0) & (cos_i <= 1)
+  return jnp.where(ok, jnp.arccos(jnp.where(ok, cos_i, 0.0)), jnp.nan)
+
+
+def eclipse_time(period, t0, ecc=0.0, omega=0.0):
+  """The mid-time of the secondary eclipse (superior conjunction, true
+  anomaly 3 pi/2 - omega) that follows the transit at t0, within one period
+  after it; t0 + period / 2 on a circular orbit. Light travel time is not
+  included. NaN where period <= 0 or ecc is outside [0, 1)."""
+  period, t0, ecc, omega = map(jnp.asarray, (period, t0, ecc, omega))
+  ok = (period > 0) & (ecc >= 0) & (ecc < 1)
+  e = jnp.where(ok, ecc, 0.0)
+
+  def mean_anomaly(f):
+    half = f / 2
+    big_e = 2 * jnp.arctan2(jnp.sqrt(1 - e) * jnp.sin(half), jnp.sqrt(1 + e) * jnp.cos(half))
+    return big_e - e * jnp.sin(big_e)
+
+  delta = mean_anomaly(1.5 * jnp.pi - omega) - mean_anomaly(0.5 * jnp.pi - omega)
+  delta = jnp.mod(delta, 2 * jnp.pi)
+  return jnp.where(ok, t0 + period * delta / (2 * jnp.pi), jnp.nan)

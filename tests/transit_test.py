@@ -738,5 +738,81 @@ class TransitTimesTest(parameterized.TestCase):
     self.assertEqual(text.count("kepler_jax_transit"), 1, text)
 
 
+def _mp_true_anomaly(t, p):
+  """The planet's true anomaly at t from mpmath (Kepler's equation to 30
+  digits), t0 a mid-transit time (f = pi/2 - omega there)."""
+  e, w = mp.mpf(p["ecc"]), mp.mpf(p["omega"])
+  fc = mp.pi / 2 - w
+  ec = 2 * mp.atan2(mp.sqrt(1 - e) * mp.sin(fc / 2), mp.sqrt(1 + e) * mp.cos(fc / 2))
+  m = ec - e * mp.sin(ec) + 2 * mp.pi * (mp.mpf(t) - mp.mpf(p["t0"])) / mp.mpf(p["period"])
+  big_e = mp.findroot(lambda z: z - e * mp.sin(z) - m, m)
+  return 2 * mp.atan2(mp.sqrt(1 + e) * mp.sin(big_e / 2), mp.sqrt(1 - e) * mp.cos(big_e / 2))
+
+
+class HelpersTest(parameterized.TestCase):
+  """The parameter helpers against mpmath, round trips and light_curve."""
+
+  def test_semi_major_axis_and_density(self):
+    # The Sun and the Earth: a = (G M P^2 / (4 pi^2))^(1/3) from the Sun's
+    # GM (IAU) and radius, in mpmath; the density 3 M / (4 pi R^3).
+    gm, radius, g = mp.mpf("1.32712440018e26"), mp.mpf("6.957e10"), mp.mpf("6.67430e-8")
+    year = mp.mpf("365.256363004")
+    a_ref = mp.cbrt(gm * (year * 86400) ** 2 / (4 * mp.pi ** 2)) / radius
+    rho = 3 * (gm / g) / (4 * mp.pi * radius ** 3)
+    got = transit.semi_major_axis(FLOAT(year), FLOAT(rho))
+    self.assertLess(abs(float(got) / float(a_ref) - 1), 1e-14 if X64 else 3e-7)
+    self.assertLess(abs(float(a_ref) - 215.03), 0.01)  # 1 au in solar radii
+    rng = np.random.default_rng(41)
+    period, rho = rng.uniform(0.3, 300, 50).astype(FLOAT), rng.uniform(0.01, 50, 50).astype(FLOAT)
+    back = transit.stellar_density(period, transit.semi_major_axis(period, rho))
+    np.testing.assert_allclose(back, rho, rtol=1e-14 if X64 else 1e-6)
+    for bad in ((0.0, 1.0), (1.0, -1.0), (np.nan, 1.0)):
+      self.assertTrue(np.isnan(transit.semi_major_axis(*bad)), bad)
+      self.assertTrue(np.isnan(transit.stellar_density(*bad)), bad)
+
+  def test_eccentricity_vector(self):
+    rng = np.random.default_rng(42)
+    ecc, omega = rng.uniform(0, 0.95, 50).astype(FLOAT), rng.uniform(-3, 3, 50).astype(FLOAT)
+    h, k = transit.sqrt_ecc_vector(ecc, omega)
+    np.testing.assert_allclose(h, np.sqrt(ecc) * np.cos(omega), rtol=1e-14 if X64 else 1e-6,
+                               atol=1e-15 if X64 else 1e-7)
+    e2, w2 = transit.ecc_omega(h, k)
+    np.testing.assert_allclose(e2, ecc, rtol=1e-14 if X64 else 1e-6)
+    np.testing.assert_allclose(w2, omega, rtol=1e-13 if X64 else 1e-5)
+    self.assertEqual(tuple(map(float, transit.ecc_omega(0.0, 0.0))), (0.0, 0.0))
+    self.assertTrue(np.isnan(transit.sqrt_ecc_vector(-0.1, 0.0)[0]))
+
+  def test_impact_parameter_and_inclination(self):
+    rng = np.random.default_rng(43)
+    for p in _orbits(43, 6):
+      inc = transit.inclination(p["b"], p["a"], p["ecc"], p["omega"])
+      np.testing.assert_allclose(transit.impact_parameter(inc, p["a"], p["ecc"], p["omega"]),
+                                 p["b"], rtol=1e-12 if X64 else 1e-5, atol=1e-13 if X64 else 1e-6)
+      t = _times(p, rng, 20)
+      by_inc = transit.light_curve(t, period=p["period"], t0=p["t0"], a=p["a"], inc=inc,
+                                   r=p["r"], ecc=p["ecc"], omega=p["omega"], u=QUADRATIC)
+      np.testing.assert_allclose(by_inc, _model(t, p), atol=1e-13 if X64 else 1e-5)
+    for bad in ((-0.1, 8.0, 0.0), (9.0, 8.0, 0.0), (0.3, 0.0, 0.0), (0.3, 8.0, 1.0)):
+      self.assertTrue(np.isnan(transit.inclination(*bad)), bad)
+    self.assertTrue(np.isnan(transit.impact_parameter(1.5, 8.0, -0.1)))
+
+  def test_eclipse_time_against_the_mpmath_orbit(self):
+    for p in _orbits(44, 8):
+      t_ecl = float(transit.eclipse_time(p["period"], p["t0"], p["ecc"], p["omega"]))
+      self.assertGreater(t_ecl, p["t0"])
+      self.assertLess(t_ecl, p["t0"] + p["period"])
+      f = _mp_true_anomaly(t_ecl, p)
+      off = float(mp.fmod(f + mp.mpf(p["omega"]) - 3 * mp.pi / 2 + 5 * mp.pi, 2 * mp.pi) - mp.pi)
+      # float32: the eclipse time rounded to float32 (4e-6 days at 40),
+      # times the angular speed, up to (1 + e) / (1 - e)^2 of the mean
+      # motion.
+      self.assertLess(abs(off), 1e-11 if X64 else 2e-4 * (1 + p["ecc"]) / (1 - p["ecc"]) ** 2)
+    self.assertAlmostEqual(float(transit.eclipse_time(3.0, 1.0)), 2.5, places=12 if X64 else 5)
+    self.assertTrue(np.isnan(transit.eclipse_time(3.0, 1.0, 1.0)))
+    self.assertTrue(np.isnan(transit.eclipse_time(0.0, 1.0)))
+    grad = jax.grad(lambda e: transit.eclipse_time(3.0, 0.0, e, 0.3))(FLOAT(0.2))
+    self.assertTrue(np.isfinite(grad))
+
+
 if __name__ == "__main__":
   absltest.main()
