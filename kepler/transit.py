@@ -25,7 +25,7 @@ from kepler._ffi import row_op
 
 __all__ = ["light_curve", "radial_velocity", "semi_major_axis", "stellar_density",
            "ecc_omega", "sqrt_ecc_vector", "impact_parameter", "inclination",
-           "eclipse_time"]
+           "eclipse_time", "transit_duration"]
 
 # Newton's constant in cm^3 g^-1 s^-2 (CODATA 2018) and the day in seconds:
 # semi_major_axis's units.
@@ -314,12 +314,79 @@ def eclipse_time(period, t0, ecc=0.0, omega=0.0):
   period, t0, ecc, omega = map(jnp.asarray, (period, t0, ecc, omega))
   ok = (period > 0) & (ecc >= 0) & (ecc < 1)
   e = jnp.where(ok, ecc, 0.0)
-
-  def mean_anomaly(f):
-    half = f / 2
-    big_e = 2 * jnp.arctan2(jnp.sqrt(1 - e) * jnp.sin(half), jnp.sqrt(1 + e) * jnp.cos(half))
-    return big_e - e * jnp.sin(big_e)
-
-  delta = mean_anomaly(1.5 * jnp.pi - omega) - mean_anomaly(0.5 * jnp.pi - omega)
+  delta = _mean_anomaly_at(1.5 * jnp.pi - omega, e) - _mean_anomaly_at(0.5 * jnp.pi - omega, e)
   delta = jnp.mod(delta, 2 * jnp.pi)
   return jnp.where(ok, t0 + period * delta / (2 * jnp.pi), jnp.nan)
+
+
+def _mean_anomaly_at(f, e):
+  """The mean anomaly at true anomaly f (e < 1), through the eccentric
+  anomaly."""
+  half = f / 2
+  big_e = 2 * jnp.arctan2(jnp.sqrt(1 - e) * jnp.sin(half), jnp.sqrt(1 + e) * jnp.cos(half))
+  return big_e - e * jnp.sin(big_e)
+
+
+def transit_duration(period, a, r, b=None, inc=None, ecc=0.0, omega=0.0, *, full=False):
+  """The duration of the transit at t0 on the Keplerian orbit: from the
+  first to the fourth contact (T14, the sky separation 1 + r) or, with
+  full=True, from the second to the third (T23, 1 - r), in the unit of
+  `period`. Exact (no small-planet or circular approximation): each contact
+  is the root of the separation on its side of conjunction, bracketed by
+  bisection in the angle from conjunction, then two Newton steps (which
+  carry the derivatives). The geometry is given by `b` or `inc` as for
+  light_curve. NaN where an argument is outside light_curve's domain, where
+  there is no such contact (b >= 1 + r; for full=True also b >= 1 - r or r
+  >= 1) or where the planet does not leave that circle within a quarter
+  orbit of conjunction (an orbit grazing the star)."""
+  if (b is None) == (inc is None):
+    raise ValueError("kepler.transit.transit_duration: give exactly one of b and inc")
+  period, a, r, ecc, omega = map(jnp.asarray, (period, a, r, ecc, omega))
+  ok = (period > 0) & (a > 0) & (r >= 0) & (ecc >= 0) & (ecc < 1)
+  e = jnp.where(ok, ecc, 0.0)
+  a = jnp.where(ok, a, 1.0)
+  if b is not None:
+    b = jnp.asarray(b)
+    cos_i = b * (1 + e * jnp.sin(omega)) / (a * (1 - e * e))
+    ok &= (b >= 0) & (cos_i <= 1)
+  else:
+    cos_i = jnp.cos(jnp.asarray(inc))
+  c2 = cos_i * cos_i
+  radius = 1 - r if full else 1 + r
+  ok &= radius > 0
+  f_c = jnp.pi / 2 - omega
+
+  def excess(theta):
+    # sep^2 - radius^2 at the angle theta from conjunction (f = f_c +
+    # theta), and its derivative in theta.
+    f = f_c + theta
+    den = 1 + e * jnp.cos(f)
+    d = a * (1 - e * e) / den
+    s, c = jnp.sin(theta), jnp.cos(theta)
+    shape = s * s + c2 * c * c
+    d_d = d * e * jnp.sin(f) / den
+    return d * d * shape - radius * radius, 2 * d * d_d * shape + 2 * d * d * s * c * (1 - c2)
+
+  ok &= (excess(0.0)[0] < 0) & (excess(jnp.pi / 2)[0] > 0) & (excess(-jnp.pi / 2)[0] > 0)
+
+  def contact(side):
+    # The root in side * (0, pi/2): 64 bisections from the bracket, then two
+    # Newton steps.
+    def halve(_, bracket):
+      lo, hi = bracket
+      mid = (lo + hi) / 2
+      inside = excess(side * mid)[0] < 0
+      return jnp.where(inside, mid, lo), jnp.where(inside, hi, mid)
+
+    zero = jnp.zeros(jnp.broadcast_shapes(*(jnp.shape(x) for x in (ok, radius, c2, f_c))))
+    lo, hi = jax.lax.fori_loop(0, 64, halve, (zero, zero + jnp.pi / 2))
+    theta = jax.lax.stop_gradient(side * (lo + hi) / 2)
+    for _ in range(2):
+      g, slope = excess(theta)
+      theta = theta - g / jnp.where(slope != 0, slope, 1.0)
+    return theta
+
+  ingress, egress = contact(-1.0), contact(1.0)
+  delta = jnp.mod(_mean_anomaly_at(f_c + egress, e) - _mean_anomaly_at(f_c + ingress, e),
+                  2 * jnp.pi)
+  return jnp.where(ok, period * delta / (2 * jnp.pi), jnp.nan)

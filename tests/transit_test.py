@@ -813,6 +813,67 @@ class HelpersTest(parameterized.TestCase):
     grad = jax.grad(lambda e: transit.eclipse_time(3.0, 0.0, e, 0.3))(FLOAT(0.2))
     self.assertTrue(np.isfinite(grad))
 
+  def test_transit_duration_against_the_mpmath_orbit(self):
+    # The contacts of each drawn orbit by the numpy scan and bisection
+    # (_contacts), refined by mpmath's findroot on the mpmath orbit.
+    for p in _orbits(45, 12):
+      scan = _contacts(p)
+      for full in (False, True):
+        radius = 1 - p["r"] if full else 1 + p["r"]
+        got = float(transit.transit_duration(p["period"], p["a"], p["r"], b=p["b"], ecc=p["ecc"],
+                                             omega=p["omega"], full=full))
+        if p["b"] >= radius:
+          self.assertTrue(np.isnan(got), (p, full))
+          continue
+        # _contacts: the times of the 1 + r pair, the 1 - r pair (when there
+        # is one) and the least separation, sorted.
+        self.assertEqual(len(scan), 5 if p["b"] < 1 - p["r"] else 3)
+        pair = (scan[1], scan[-2]) if full else (scan[0], scan[-1])
+        ends = [mp.findroot(lambda dt: _mp_sky(mp.mpf(p["t0"]) + dt, p)[0] - radius, mp.mpf(x))
+                for x in pair]
+        want = float(ends[1] - ends[0])
+        # float32: the parameters' rounding moves a contact by up to the
+        # duration's relative 1e-5 (1e-3 of it where b is within 1e-2 of the
+        # circle: the root's sensitivity grows as 1 / sqrt(radius - b)).
+        tol = 1e-11 if X64 else 2e-5 / min(1.0, 10 * np.sqrt(max(radius - p["b"], 1e-6)))
+        self.assertLess(abs(got - want), tol * want, (p, full, got, want))
+    # The circular orbit's closed form (Winn 2010, eq. 14 with e = 0).
+    period, a, r, b = 3.5, 8.7, 0.1, 0.4
+    inc = np.arccos(b / a)
+    want = period / np.pi * np.arcsin(np.sqrt((1 + r) ** 2 - b ** 2) / (a * np.sin(inc)))
+    self.assertLess(abs(float(transit.transit_duration(period, a, r, inc=inc)) / want - 1),
+                    1e-13 if X64 else 1e-5)
+    for kwargs in (dict(b=1.2), dict(b=0.5, ecc=1.0), dict(b=0.5, r=-0.1), dict(b=0.95, full=True)):
+      args = dict(period=3.0, a=8.0, r=0.1, ecc=0.0)
+      args.update(kwargs)
+      full = args.pop("full", False)
+      self.assertTrue(np.isnan(transit.transit_duration(
+          args["period"], args["a"], args["r"], b=args["b"], ecc=args["ecc"], full=full)), kwargs)
+    with self.assertRaises(ValueError):
+      transit.transit_duration(3.0, 8.0, 0.1)
+
+  def test_transit_duration_derivatives(self):
+    # Five-point differences: steps of 1e-5 (float64) or 3e-3 (float32) of
+    # the value, and a tolerance above their truncation and rounding.
+    step, tol = (1e-5, 1e-8) if X64 else (3e-3, 3e-3)
+    p = dict(period=4.3, a=11.0, r=0.09, b=0.55, ecc=0.3, omega=0.7)
+    names = tuple(p)
+
+    def duration(*values):
+      return transit.transit_duration(values[0], values[1], values[2], b=values[3],
+                                      ecc=values[4], omega=values[5])
+
+    values = tuple(p[k] for k in names)
+    grads = jax.grad(duration, argnums=tuple(range(6)))(*values)
+    for j, name in enumerate(names):
+      h = step * max(1.0, abs(values[j]))
+      up = list(values); up[j] += h
+      down = list(values); down[j] -= h
+      up2 = list(values); up2[j] += 2 * h
+      down2 = list(values); down2[j] -= 2 * h
+      fd = (8 * (duration(*up) - duration(*down)) - (duration(*up2) - duration(*down2))) / (12 * h)
+      self.assertLess(abs(float(grads[j]) - float(fd)), tol * max(1.0, abs(float(fd))), name)
+
 
 if __name__ == "__main__":
   absltest.main()
