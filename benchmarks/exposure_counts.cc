@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   for (int j = 0; j < order; ++j) u[j] = std::atof(argv[1 + kOrbitArgs + j]);
   static Planet planet;  // large (the law's tables): not on the stack
   MakePlanet(orbit, Geometry::kImpactParameter, jaxext::limb_dark::Law::kPolynomial, u, order,
-             &planet);
+             false, &planet);
   const Contacts contacts = FindContacts(planet);
   double t, exposure;
   while (std::scanf("%lf %lf", &t, &exposure) == 2) {

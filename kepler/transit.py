@@ -39,11 +39,22 @@ _PARAMS = ("period", "t0", "a", "b_or_inc", "r", "ecc", "omega")
 if len(_PARAMS) != _ffi.constant("TRANSIT_PARAM_COUNT"):
   raise ImportError("kepler.transit: the compiled module's parameters are not this package's")
 _T0 = _PARAMS.index("t0")
+# The planet's light and the star's modulation, after the orbit's in a row
+# of the kernel's light mode (orbit.h, LightParam).
+_LIGHT = ("planet_flux", "night_flux", "phase_offset", "beaming", "ellipsoidal")
+if len(_LIGHT) != _ffi.constant("TRANSIT_LIGHT_PARAM_COUNT"):
+  raise ImportError("kepler.transit: the compiled module's light parameters are not this "
+                    "package's")
 
 
-def _attrs(law, geometry):
+def _attrs(law, geometry, light):
   # Sorted by name, as XLA passes them.
-  return (("geometry", np.int32(geometry)), ("law", np.int32(law)))
+  return (("geometry", np.int32(geometry)), ("law", np.int32(law)), ("light", np.int32(light)))
+
+
+def _names(light):
+  """The row's parameters before the law's coefficients."""
+  return _PARAMS + (_LIGHT if light else ())
 
 
 def _value(row, t, exposure, static):
@@ -56,29 +67,34 @@ def _derivatives(row, t, exposure, static, with_entries):
   """(F - 1, (dF/dt, dF/dT), dF/d row_j for every row entry with a
   derivative, in row order: _entries) from one call of the handler, which
   returns them all whatever with_entries says (dF/dt is -dF/dt0: F depends
-  on t through t - t0 alone)."""
+  on t through t - t0 alone). The handler's order: the orbit's, dF/dT, the
+  light's, the law's."""
   del with_entries
-  law, geometry = static
-  n_u = row.shape[-1] - len(_PARAMS)
+  law, geometry, light = static
+  offset = len(_names(light))
+  n_u = row.shape[-1] - offset
   n_du = n_u - limb_dark.first_differentiated(law, n_u)
   out = partition.call(_TARGET, (t, exposure), shared=(row,),
-                       n_results=1 + len(_PARAMS) + 1 + n_du, attrs=_attrs(law, geometry))
+                       n_results=1 + offset + 1 + n_du, attrs=_attrs(*static))
   by_row = tuple(out[1:1 + len(_PARAMS)]) + tuple(out[2 + len(_PARAMS):])
   return out[0], (-by_row[_T0], out[1 + len(_PARAMS)]), by_row
 
 
 def _entries(static, n):
-  """The row entries with a derivative: the orbit's, the law's but the
-  tabulated law's grid."""
-  law, _ = static
-  first_u = limb_dark.first_differentiated(law, n - len(_PARAMS))
-  return slice(0, len(_PARAMS)), slice(len(_PARAMS) + first_u, n)
+  """The row entries with a derivative: the orbit's (and the light's), the
+  law's but the tabulated law's grid."""
+  law, _, light = static
+  offset = len(_names(light))
+  first_u = limb_dark.first_differentiated(law, n - offset)
+  return slice(0, offset), slice(offset + first_u, n)
 
 
 def _entry_lowest(static, j):
-  """The bottom of entry j's domain: the period, a, b or i, r and e are >= 0."""
-  return 0.0 if _PARAMS[j:j + 1] in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",)) \
-      else None
+  """The bottom of entry j's domain: the period, a, b or i, r, e and the
+  day and night fluxes are >= 0."""
+  name = _names(static[2])[j:j + 1]
+  return 0.0 if name in (("period",), ("a",), ("b_or_inc",), ("r",), ("ecc",),
+                         ("planet_flux",), ("night_flux",)) else None
 
 
 # F - 1 of (row, t, exposure, (law, geometry)), differentiable to any order
@@ -120,8 +136,19 @@ def _scalar(where, name, value):
   return x
 
 
+def _concrete_zero(x):
+  """True where x is a concrete zero (a number or a concrete array of
+  zeros), False where it is concrete and not, None where it is traced."""
+  try:
+    return bool(np.all(np.asarray(x) == 0))
+  except (jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
+    return None
+
+
 def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
-                law="polynomial", mu=None, exposure_time=0.0, transit_times=None):
+                law="polynomial", mu=None, exposure_time=0.0, transit_times=None,
+                planet_flux=0.0, night_flux=None, phase_offset=0.0, beaming=0.0,
+                ellipsoidal=0.0):
   """The relative flux minus one of a star transited by a planet on a
   Keplerian orbit, at times t, averaged over exposures.
 
@@ -152,6 +179,25 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
       is evaluated at t - (transit_times[k] - t0 - k period), its exposure
       with it (docs/transit_model.md compares exoplanet's and jaxoplanet's
       choices).
+    planet_flux: the planet's day-side flux over the star's (batman's fp),
+      >= 0. The planet is a uniform disk of radius r, hidden by the star
+      where it passes behind it (the secondary eclipse: the exact overlap of
+      the two disks).
+    night_flux: its night side's (None: planet_flux, no phase variation),
+      >= 0; the planet's flux is night_flux + (planet_flux - night_flux) (1
+      - cos(phi + phase_offset)) / 2, phi = omega + f - pi/2 its phase angle
+      (0 at inferior conjunction).
+    phase_offset: radians; positive moves the maximum before the secondary
+      eclipse (an eastward hot spot).
+    beaming, ellipsoidal: the star's flux is multiplied by 1 - beaming
+      (cos(omega + f) + ecc cos(omega)) - ellipsoidal cos(2 phi): its
+      radial velocity in units of its semi-amplitude (Doppler beaming) and
+      its projected area (ellipsoidal variation); the transit's deficit
+      applies to that star.
+    With any of these five given (not a literal 0 or None), the result is
+    the system's flux over the star's unocculted, unmodulated flux, minus
+    one (planet_flux at full phase out of eclipse), at each time itself:
+    exposure_time must then be 0 (NaN where a traced exposure time is not).
 
   Every parameter but t and exposure_time is a scalar (an array of shape (),
   a number or a tracer); for many parameter sets (chains, planets), jax.vmap
@@ -183,8 +229,17 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
                      "(the inclination)")
   u = limb_dark.check_law(where, law, u, mu)
   geometry = 0 if b is not None else 1
+  glow = (planet_flux, night_flux, phase_offset, beaming, ellipsoidal)
+  light = not all(x is None or _concrete_zero(x) for x in glow)
+  if light and _concrete_zero(exposure_time) is False:
+    raise ValueError(f"kepler.{where}: the planet's light (planet_flux, night_flux, "
+                     "phase_offset, beaming, ellipsoidal) is computed at each time itself: "
+                     "exposure_time must be 0")
   scalars = (("period", period), ("t0", t0), ("a", a), ("b" if inc is None else "inc",
              b if inc is None else inc), ("r", r), ("ecc", ecc), ("omega", omega))
+  if light:
+    glow = glow[:1] + ((planet_flux if night_flux is None else night_flux),) + glow[2:]
+    scalars += tuple(zip(_LIGHT, glow))
   scalars = tuple((name, _scalar(where, name, x)) for name, x in scalars)
   timing = () if transit_times is None else (("transit_times",
                                                 _transit_times(where, transit_times)),)
@@ -196,7 +251,7 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
     others = others[:-1]
   number, u = limb_dark.kernel_law(where, law, others[-1], mu)
   row = jnp.concatenate([jnp.stack(others[:-1]), u])
-  flux = _light_curve(row, t, exposure, (number, geometry))
+  flux = _light_curve(row, t, exposure, (number, geometry, int(light)))
   return flux.astype(dtype)
 
 

@@ -24,7 +24,8 @@ static_assert(kepler_device_path::kLightCurveMaxTableSize == jaxext::limb_dark::
               "tests/device_path_loops.h's kLightCurveMaxTableSize is kMaxTableSize");
 
 static_assert(kepler_device_path::kTransitParams == jaxext::transit::kParamCount &&
-                  kepler_device_path::kTransitDerivatives == jaxext::transit::kParamCount + 1,
+                  kepler_device_path::kTransitDerivatives == jaxext::transit::kParamCount + 1 &&
+                  kepler_device_path::kTransitLightParams == jaxext::transit::kLightParamCount,
               "tests/device_path_loops.h's kTransitParams is transit/orbit.h's kParamCount");
 
 #if !defined(JAXEXT_DEVICE_PATH) || !JAXEXT_DEVICE_PATH
@@ -151,20 +152,21 @@ int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::Derivative
 
 // The transit kernel's Element (jaxlib_ext/transit/transit_kernel.cu), one
 // element at a time.
-void Transit(const double* row, int order, int law, int geometry, const double* t,
+void Transit(const double* row, int order, int law, int geometry, bool light, const double* t,
              const double* exposure, double* const* out, std::size_t n) {
   using jaxext::transit::kParamCount;
   jaxext::transit::Outputs<double> o{};
   o.flux = out[0];
   const bool derivatives = out[1] != nullptr;
   const int n_du = jaxext::limb_dark::DerivativesInU(law, order);
-  for (int j = 0; derivatives && j <= kParamCount; ++j) o.d[j] = out[1 + j];
-  for (int j = 0; derivatives && j < n_du; ++j) o.du[j] = out[2 + kParamCount + j];
+  const int first = jaxext::transit::RowOffsetOfU(light) + 1;
+  for (int j = 0; derivatives && j < first; ++j) o.d[j] = out[1 + j];
+  for (int j = 0; derivatives && j < n_du; ++j) o.du[j] = out[1 + first + j];
   for (std::size_t i = 0; i < n; ++i) {
     jaxext::transit::Planet planet;
     jaxext::transit::MakePlanetFromRow(row, order,
                                        static_cast<jaxext::transit::Geometry>(geometry),
-                                       static_cast<jaxext::limb_dark::Law>(law), &planet);
+                                       static_cast<jaxext::limb_dark::Law>(law), light, &planet);
     jaxext::transit::TransitElement(planet, nullptr, t, exposure, static_cast<std::int64_t>(i),
                                     o);
   }

@@ -34,9 +34,12 @@ constexpr int kLightCurveLawCount = sizeof(kLightCurveLawNames) / sizeof(kLightC
 constexpr int kLightCurveTabulatedLaw = static_cast<int>(LightCurveLaw::kTabulated);
 constexpr int kLightCurveMaxTableSize = 128;
 // The transit row's orbital parameters, and the derivatives before dF/du:
-// those parameters' and dF/dT (transit/orbit.h's kParamCount + 1).
+// those parameters' and dF/dT (transit/orbit.h's kParamCount + 1); with the
+// planet's light, its parameters after the orbit's and their derivatives
+// after dF/dT (kLightParamCount).
 constexpr int kTransitParams = 7;
 constexpr int kTransitDerivatives = 8;
+constexpr int kTransitLightParams = 5;
 
 // Solve: out_sin[i], out_cos[i] = solve(mean_anomaly[i], ecc[i]) for i in
 // [0, n): SolveTrue when true_anomaly is set, else SolveEccentric.
@@ -62,9 +65,11 @@ constexpr int kTransitDerivatives = 8;
 // MakePlanetFromRow, then jaxext::transit::TransitElement, contacts found
 // per element) for one row of parameters `row` (the orbit, then `order`
 // coefficients of law `law`) and `geometry` (0: impact parameter, 1:
-// inclination): out[0][i] = F - 1 at t[i] averaged over exposure[i], then,
-// unless out[1] is null, out[1 + j][i] the derivatives in the row's
-// parameters and T (kTransitDerivatives of them), then dF/du.
+// inclination), with `light` the planet's light's parameters between them:
+// out[0][i] = F - 1 at t[i] averaged over exposure[i], then, unless out[1]
+// is null, out[1 + j][i] the derivatives in the row's parameters and T
+// (kTransitDerivatives of them), with `light` those in the light's
+// (kTransitLightParams), then dF/du.
 #define KEPLER_DEVICE_PATH_DECLARE(ns)                                            \
   namespace ns {                                                                  \
   void Solve(const float* mean_anomaly, const float* ecc, float* out_sin,         \
@@ -83,8 +88,9 @@ constexpr int kTransitDerivatives = 8;
                              std::size_t n);                                      \
   int LawCoefficientCount(int law);                                               \
   int LawDerivativesInU(int law, int order);                                      \
-  void Transit(const double* row, int order, int law, int geometry, const double* t,   \
-               const double* exposure, double* const* out, std::size_t n);            \
+  void Transit(const double* row, int order, int law, int geometry, bool light,       \
+               const double* t, const double* exposure, double* const* out,           \
+               std::size_t n);                                                        \
   }
 
 // No contraction: only the explicit fma calls of the math headers fuse.

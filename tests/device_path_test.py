@@ -821,6 +821,40 @@ class TransitTest(parameterized.TestCase):
       scale = max(1.0, float(np.max(np.abs(e))))
       np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
 
+  @parameterized.parameters(
+      ("polynomial", (0.4, 0.26), None, (3.0, 0.2, 8.0, 0.3, 0.1, 0.0, 0.0)),
+      ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 6.0, 0.9, 0.12, 0.4, -1.0)))
+  def test_the_planets_light_against_the_cpu_op(self, law, u, mu, orbit):
+    # Times over whole orbits (transits, eclipses, phases between); the
+    # planet's light and the star's modulation on.
+    period, t0, a, b, r, ecc, omega = orbit
+    glow = (2e-3, 4e-4, 0.3, 2e-5, 5e-5)
+    names = ("planet_flux", "night_flux", "phase_offset", "beaming", "ellipsoidal")
+    rng = np.random.default_rng(32)
+    t = t0 + rng.uniform(-2, 2, 300) * period
+    exposure = np.zeros(300)
+    law_index = list(limb_dark.LAWS).index(law)
+    row = np.concatenate([[period, t0, a, b, r, ecc, omega], glow, u])
+    got = _device_path.transit(_VARIANT.value, row, law_index, 0, t, exposure, True, True)
+
+    def model(q, uu):
+      return transit.light_curve(t, u=uu, law=law, mu=mu, **q)
+
+    params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega,
+                  **dict(zip(names, glow)))
+    args = {k: jnp.float64(v) for k, v in params.items()}
+    want = np.asarray(model(args, jnp.asarray(u)))
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-14)
+    jac, jac_u = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(u))
+    orbit_names = ("period", "t0", "a", "b", "r", "ecc", "omega")
+    expected = [np.asarray(jac[k]) for k in orbit_names] + [np.zeros(300)]
+    expected += [np.asarray(jac[k]) for k in names]
+    expected += list(np.moveaxis(np.asarray(jac_u), -1, 0))
+    self.assertEqual(len(got), 1 + len(expected))
+    for k, (g, e) in enumerate(zip(got[1:], expected)):
+      scale = max(1.0, float(np.max(np.abs(e))))
+      np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
+
 
 if __name__ == "__main__":
   absltest.main()

@@ -394,7 +394,7 @@ void TransitCalls(int law, int calls) {
     Call call;
     call.Arg(bp).Arg(bt).Arg(be);
     for (HostBuffer& o : out) call.Ret(o);
-    call.I32Attr("geometry", geometry).I32Attr("law", law);
+    call.I32Attr("geometry", geometry).I32Attr("law", law).I32Attr("light", 0);
     Run(call, TransitCpu, "CPU " + what);
     for (HostBuffer& o : out) ExpectWritten(o.data<T>(), kElements, "CPU " + what);
 
@@ -405,7 +405,7 @@ void TransitCalls(int law, int calls) {
     std::vector<double*> ptrs(1 + kParams + 1 + kMaxTable, nullptr);
     for (size_t j = 0; j < count; ++j) ptrs[j] = dev[j].data<double>();
     Guarded("device path " + what, [&] {
-      device::Transit(bp.data<double>(), order, law, geometry, bt.data<double>(),
+      device::Transit(bp.data<double>(), order, law, geometry, false, bt.data<double>(),
                       be.data<double>(), ptrs.data(), kElements);
     });
     for (HostBuffer& o : dev) ExpectWritten(o.data<double>(), kElements, "device path " + what);

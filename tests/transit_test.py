@@ -875,5 +875,172 @@ class HelpersTest(parameterized.TestCase):
       self.assertLess(abs(float(grads[j]) - float(fd)), tol * max(1.0, abs(float(fd))), name)
 
 
+def _mp_hidden(b, r):
+  """The area of the planet's disk (radius r, at b from the star's centre)
+  that the unit disk covers, in mpmath: the lens of two circles."""
+  b, r = mp.mpf(b), mp.mpf(r)
+  if b >= 1 + r:
+    return mp.mpf(0)
+  if b <= 1 - r:
+    return mp.pi * r * r
+  kite = mp.sqrt((-b + r + 1) * (b + r - 1) * (b - r + 1) * (b + r + 1)) / 2
+  return (r * r * mp.acos((b * b + r * r - 1) / (2 * b * r)) +
+          mp.acos((b * b + 1 - r * r) / (2 * b)) - kite)
+
+
+# The planet's light of the tests: (planet_flux, night_flux, phase_offset,
+# beaming, ellipsoidal), in light_curve's order.
+GLOW_NAMES = ("planet_flux", "night_flux", "phase_offset", "beaming", "ellipsoidal")
+
+
+def _glow(rng):
+  fp = rng.uniform(1e-4, 3e-3)
+  values = (fp, rng.uniform(0, fp), rng.uniform(-0.6, 0.6), rng.uniform(-3e-5, 3e-5),
+            rng.uniform(0, 1e-4))
+  return dict(zip(GLOW_NAMES, (float(FLOAT(v)) for v in values)))
+
+
+def _mp_light(t, p, glow, u=QUADRATIC):
+  """F - 1 with the planet's light at t, from mpmath: the true anomaly and
+  the sky position of the mpmath orbit, the star's modulation, the phase
+  curve, the lens of the two disks behind the star; the transit's deficit
+  in front from kepler.limb_dark.light_curve at the mpmath separation."""
+  b, z = _mp_sky(t, p)
+  w, e = mp.mpf(p["omega"]), mp.mpf(p["ecc"])
+  f = _mp_true_anomaly(t, p)
+  phi = w + f - mp.pi / 2
+  fp, fn = mp.mpf(glow["planet_flux"]), mp.mpf(glow["night_flux"])
+  phase = fn + (fp - fn) * (1 - mp.cos(phi + mp.mpf(glow["phase_offset"]))) / 2
+  star = (1 - mp.mpf(glow["beaming"]) * (mp.cos(w + f) + e * mp.cos(w)) -
+          mp.mpf(glow["ellipsoidal"]) * mp.cos(2 * phi))
+  if z > 0:
+    deficit = mp.mpf(float(limb_dark.light_curve(u, float(b), p["r"])))
+    visible = mp.mpf(1)
+  else:
+    deficit = mp.mpf(0)
+    visible = 1 - _mp_hidden(b, p["r"]) / (mp.pi * mp.mpf(p["r"]) ** 2)
+  return deficit * star + star - 1 + visible * phase
+
+
+def _eclipse_times(p, rng, count, spread=1.5):
+  """Times around secondary eclipses of several epochs: within `spread`
+  half-durations (the sky speed at superior conjunction) of one."""
+  t_ecl = float(transit.eclipse_time(p["period"], p["t0"], p["ecc"], p["omega"]))
+  speed = 2 * np.pi * p["a"] * (1 - p["ecc"] * np.sin(p["omega"])) / (
+      p["period"] * np.sqrt(1 - p["ecc"]**2))
+  epochs = rng.integers(-2, 3, count)
+  t = t_ecl + epochs * p["period"] + rng.uniform(-spread, spread, count) * (1 + p["r"]) / speed
+  return t.astype(FLOAT).astype(np.float64)
+
+
+class PlanetLightTest(parameterized.TestCase):
+  """The planet's light (phase curve, secondary eclipse) and the star's
+  beaming and ellipsoidal variation against mpmath."""
+
+  def test_against_mpmath_around_transits_eclipses_and_whole_orbits(self):
+    rng = np.random.default_rng(51)
+    worst = 0.0
+    for p in _orbits(52, 10):
+      glow = _glow(rng)
+      t = np.concatenate([_times(p, rng, 6), _eclipse_times(p, rng, 10),
+                          (p["t0"] + rng.uniform(-2, 2, 6) * p["period"]).astype(FLOAT)])
+      got = np.asarray(_model(t, p, **glow))
+      ref = np.array([float(_mp_light(x, p, glow)) for x in t])
+      worst = max(worst, float(np.max(np.abs(got - ref))))
+    # In transit, the bound of ValuesTest (the mpmath separation rounded to
+    # float64 for limb_dark's reference); float32: the result rounded once.
+    self.assertLess(worst, 1e-14 if X64 else 1.2e-8)
+
+  def test_the_eclipse_to_1e_13_of_the_planet_flux(self):
+    # Only planet_flux: batman's secondary eclipse less one, fp times the
+    # visible share of the disk; at and near the four contacts and across
+    # grazing eclipses.
+    rng = np.random.default_rng(53)
+    eclipses = 0
+    for p in _orbits(54, 10):
+      fp = 2e-3
+      t_ecl = float(transit.eclipse_time(p["period"], p["t0"], p["ecc"], p["omega"]))
+      # The eclipse is the transit of the orbit turned by pi (omega + pi,
+      # the same inclination): its contacts by _contacts.
+      e, w = p["ecc"], p["omega"]
+      turned = dict(p, t0=t_ecl, omega=w + np.pi,
+                    b=p["b"] * (1 + e * np.sin(w)) / (1 - e * np.sin(w)))
+      scan = np.asarray(_contacts(turned))
+      t = np.concatenate([t_ecl + scan, t_ecl + scan + 1e-7, _eclipse_times(p, rng, 12)])
+      t = t.astype(FLOAT).astype(np.float64)
+      got = np.asarray(_model(t, p, planet_flux=fp))
+      ref = np.array([float(_mp_light(x, p, dict(zip(GLOW_NAMES, (fp, fp, 0, 0, 0)))))
+                      for x in t])
+      self.assertLess(np.max(np.abs(got - ref)), 1e-13 * fp if X64 else 6e-8 * fp + 1e-10,
+                      p)
+      eclipses += bool(np.any(ref < 0.999 * fp))
+    # An eccentric orbit's eclipse may miss the star where its transit does
+    # not (b at the eclipse: b (1 + e sin w) / (1 - e sin w)).
+    self.assertGreaterEqual(eclipses, 6)
+
+  def test_full_phase_and_full_eclipse(self):
+    p = dict(period=3.0, t0=0.5, a=8.0, b=0.2, r=0.1, ecc=0.0, omega=0.0)
+    t_ecl = 0.5 + 1.5
+    got = np.asarray(_model(np.array([t_ecl, t_ecl + 0.4]), p, planet_flux=1e-3))
+    self.assertEqual(float(got[0]), 0.0)  # the planet wholly behind the star
+    self.assertLess(abs(float(got[1]) - 1e-3), 1e-15 if X64 else 1e-10)
+    # A planet of radius 0 is hidden behind the disk, as a point.
+    got = np.asarray(_model(np.array([t_ecl]), dict(p, r=0.0), planet_flux=1e-3))
+    self.assertEqual(float(got[0]), 0.0)
+
+  def test_defaults_change_nothing(self):
+    rng = np.random.default_rng(55)
+    p = _orbits(56, 2)[1]
+    t = np.concatenate([_times(p, rng, 20), _eclipse_times(p, rng, 5)])
+    plain = np.asarray(_model(t, p))
+    zeros = np.asarray(_model(t, p, planet_flux=0.0, night_flux=None, phase_offset=0,
+                              beaming=0.0, ellipsoidal=np.float64(0)))
+    np.testing.assert_array_equal(zeros, plain)  # the same kernel path, to the bit
+    traced = jax.jit(lambda fp: _model(t, p, planet_flux=fp))(FLOAT(0.0))
+    # The light's path takes the transit a time at a time: the same to
+    # rounding.
+    np.testing.assert_allclose(traced, plain, rtol=0, atol=1e-16 if X64 else 2e-9)
+
+  def test_derivatives_against_differences(self):
+    # Five-point differences of the op in each parameter (float32: in the
+    # light's, in which F is linear but for the offset), at times in
+    # transit, in eclipse and in between.
+    step, tol = (1e-6, 2e-7) if X64 else (1e-2, 1e-3)
+    rng = np.random.default_rng(57)
+    for p in _orbits(58, 4)[1::2]:
+      glow = _glow(rng)
+      t = jnp.asarray(np.concatenate([_times(p, rng, 3), _eclipse_times(p, rng, 3, 1.0),
+                                      [p["t0"] + 0.3 * p["period"]]]).astype(FLOAT))
+      names = ("period", "t0", "a", "b", "r", "ecc", "omega") + GLOW_NAMES
+      values = dict(p, **glow)
+
+      def model(x, at=t):
+        kwargs = dict(zip(names, x))
+        return transit.light_curve(at, u=QUADRATIC, **kwargs)
+
+      x0 = jnp.asarray([values[k] for k in names], dtype=FLOAT)
+      jac = np.asarray(jax.jacfwd(model)(x0))
+      for j, name in enumerate(names):
+        if not X64 and name not in GLOW_NAMES:
+          continue
+        h = step * max(1e-3, abs(float(x0[j])))
+        shift = np.zeros(len(names), FLOAT)
+        shift[j] = h
+        fd = np.asarray((8 * (model(x0 + shift) - model(x0 - shift)) -
+                         (model(x0 + 2 * shift) - model(x0 - 2 * shift))) / (12 * h))
+        # Plus the differences' rounding: a few ulps of F (<= 0.1) over h.
+        np.testing.assert_allclose(jac[:, j], fd, rtol=0,
+                                   atol=tol * float(np.max(np.abs(fd))) + 1e-16 / h,
+                                   err_msg=name)
+
+  def test_errors_and_nan(self):
+    p = dict(period=3.0, t0=0.5, a=8.0, b=0.2, r=0.1, ecc=0.0, omega=0.0)
+    with self.assertRaisesRegex(ValueError, "exposure_time must be 0"):
+      _model(np.array([1.0]), p, planet_flux=1e-3, exposure_time=0.02)
+    for bad in (dict(planet_flux=-1e-3), dict(planet_flux=1e-3, night_flux=-1e-4),
+                dict(beaming=np.nan)):
+      self.assertTrue(np.all(np.isnan(np.asarray(_model(np.array([0.5, 2.0]), p, **bad)))), bad)
+
+
 if __name__ == "__main__":
   absltest.main()

@@ -133,6 +133,32 @@ JAXEXT_HD double SegmentArea(double kappa, double sin_k, double cos_k) {
 
 }  // namespace detail
 
+// The area the unit disk covers of a disk of radius r at separation b (what
+// a star hides of a planet behind it), and its derivatives: d/db is minus
+// the chord where the limbs cross, 2 kite / b, and d/dr the length of the
+// disk's arc inside the unit disk, 2 r kappa0. In two segments, r^2 (kappa0
+// - sin cos kappa0) and kappa1 - sin cos kappa1 (SegmentArea), without the
+// cancellation of their sum's usual form near the contacts. NaN for r < 0
+// or b or r NaN or infinite.
+struct DiskOverlap {
+  double area, d_db, d_dr;
+};
+
+JAXEXT_HD_CALLED DiskOverlap OverlapOfDisks(double b, double r) {
+  using namespace detail;
+  b = Abs(b);
+  if (!(r >= 0) || !IsFinite(b) || !IsFinite(r)) return {NaN(), NaN(), NaN()};
+  if (r == 0 || NoOverlap(b, r)) return {0.0, 0.0, 0.0};
+  if (DiskHidden(b, r)) return {kPi, 0.0, 0.0};  // the unit disk inside the other
+  if (b + r <= 1) return {kPi * r * r, 0.0, 2 * kPi * r};  // the disk inside the unit disk
+  const Geometry geo = MakeGeometry(b, r);
+  const double sin0 = geo.kite / (b * r), cos0 = ((r - 1) * (r + 1) + b * b) / (2 * b * r);
+  const double sin1 = geo.kite / b, cos1 = ((1 - r) * (1 + r) + b * b) / (2 * b);
+  const double area =
+      r * r * SegmentArea(geo.kappa0, sin0, cos0) + SegmentArea(geo.kappa1, sin1, cos1);
+  return {area, -2 * geo.kite / b, 2 * r * geo.kappa0};
+}
+
 }  // namespace JAXEXT_MATH_NAMESPACE
 }  // namespace jaxext::limb_dark
 

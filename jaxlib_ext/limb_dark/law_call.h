@@ -11,8 +11,9 @@
 
 namespace jaxext::limb_dark {
 
-// The most first derivatives (those before dF/du) such an op has.
-constexpr int kMaxFirstDerivatives = 8;
+// The most first derivatives (those before dF/du) such an op has: the
+// transit model's with the planet's light, 7 + 1 + 5.
+constexpr int kMaxFirstDerivatives = 13;
 
 // Its results: F - 1; the op's kFirst first derivatives (d[0] null: the
 // value alone); dF/du_1.. (du[0] null: not asked for).

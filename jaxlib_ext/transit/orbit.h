@@ -39,6 +39,18 @@ enum Param {
   kParamCount = 7,
 };
 
+// The planet's own light and the star's modulation (planet_flux.h): in a
+// row after the orbital parameters when the op's `light` attribute is 1,
+// their derivatives after dF/dT.
+enum LightParam {
+  kPlanetFlux = 0,   // the day side's flux over the star's (batman's fp)
+  kNightFlux = 1,    // the night side's
+  kPhaseOffset = 2,  // radians; positive: the maximum before the eclipse
+  kBeaming = 3,      // the star's flux by its radial velocity, per semi-amplitude
+  kEllipsoidal = 4,  // the star's ellipsoidal variation's amplitude
+  kLightParamCount = 5,
+};
+
 // How the row gives the inclination (the op's `geometry` attribute).
 enum class Geometry { kImpactParameter = 0, kInclination = 1 };
 
@@ -128,6 +140,7 @@ struct Sky {
   double b2;
   bool front;
   double sin_e, cos_e, den;  // sin E, cos E, 1 - e cos E
+  double xw, yw;             // the position in the orbit's plane, rotated by omega
   double d_b2[kParamCount];
 };
 
@@ -147,9 +160,12 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE PlanePoint PlaneAt(const Orbit& o, double sin_e, 
 }
 
 // d(b^2)/d parameter at dt, for each parameter (kRadius's 0), from the
-// eccentric anomaly there: its sine and cosine and den = 1 - e cos E.
+// eccentric anomaly there: its sine and cosine and den = 1 - e cos E; and,
+// where d_xw and d_yw are not null, the derivatives of (x_w, y_w) too.
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void SkyGradient(const Orbit& o, double dt, double sin_e,
-                                                double cos_e, double den, double* d_b2) {
+                                                double cos_e, double den, double* d_b2,
+                                                double* d_xw = nullptr,
+                                                double* d_yw = nullptr) {
   const PlanePoint p = PlaneAt(o, sin_e, cos_e);
   const double x = p.x, y = p.y, xw = p.xw, yw = p.yw;
   const double c2 = o.cos_i * o.cos_i;
@@ -173,6 +189,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SkyGradient(const Orbit& o, double dt, doubl
     const double dxw = dx * o.cos_w - dy * o.sin_w - yw * dw;
     const double dyw = dx * o.sin_w + dy * o.cos_w + xw * dw;
     d_b2[j] = 2 * (xw * dxw + c2 * yw * dyw + o.cos_i * o.d_cos_i[j] * yw * yw);
+    if (d_xw) {
+      d_xw[j] = dxw;
+      d_yw[j] = dyw;
+    }
   }
 }
 
@@ -189,6 +209,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
   const PlanePoint p = PlaneAt(o, ecc.s, ecc.c);
   s.b2 = p.xw * p.xw + o.cos_i * o.cos_i * p.yw * p.yw;
   s.front = p.yw * o.sin_i > 0;
+  s.xw = p.xw;
+  s.yw = p.yw;
   s.sin_e = ecc.s;
   s.cos_e = ecc.c;
   s.den = kepler_solve::OneMinusECos(ecc);

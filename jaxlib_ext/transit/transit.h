@@ -24,29 +24,34 @@
 namespace jaxext::transit {
 
 // The result buffers of a call (transit_ffi.h), those of every op taking a
-// law (limb_dark/law_call.h): F - 1; dF/d parameter j for j < kParamCount
-// and dF/dT at kParamCount (d[0] null: the value alone); dF/du_j (du[0]
-// null: not asked for).
+// law (limb_dark/law_call.h): F - 1; dF/d parameter j for j < kParamCount,
+// dF/dT at kParamCount and, with the planet's light, dF/d LightParam j at
+// kParamCount + 1 + j (d[0] null: the value alone); dF/du_j (du[0] null:
+// not asked for).
+constexpr int kFirstDerivatives = kParamCount + 1 + kLightParamCount;
 template <typename T>
-using Outputs = limb_dark::LawOutputs<T, kParamCount + 1>;
+using Outputs = limb_dark::LawOutputs<T, kFirstDerivatives>;
 
 inline namespace JAXEXT_MATH_NAMESPACE {
 
-// The op's row: the orbital parameters (Param order), then the law's
-// coefficients.
-constexpr int kRowOffsetOfU = kParamCount;
+// The op's row: the orbital parameters (Param order), with the planet's
+// light its LightParams, then the law's coefficients.
+JAXEXT_HD constexpr int RowOffsetOfU(bool light) {
+  return kParamCount + (light ? kLightParamCount : 0);
+}
 
-// A row of the op's parameters made ready: `row` holds kParamCount
+// A row of the op's parameters made ready: `row` holds RowOffsetOfU(light)
 // parameters then `order` coefficients of `law`.
 template <typename T>
 JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, limb_dark::Law law,
-                                 Planet* planet) {
-  double p[kParamCount], u[2 * limb_dark::kMaxTableSize];
-  for (int j = 0; j < kParamCount; ++j) p[j] = static_cast<double>(row[j]);
+                                 bool light, Planet* planet) {
+  double p[kParamCount + kLightParamCount], u[2 * limb_dark::kMaxTableSize];
+  const int offset = RowOffsetOfU(light);
+  for (int j = 0; j < offset; ++j) p[j] = static_cast<double>(row[j]);
   for (int j = 0; j < order && j < 2 * limb_dark::kMaxTableSize; ++j) {
-    u[j] = static_cast<double>(row[kRowOffsetOfU + j]);
+    u[j] = static_cast<double>(row[offset + j]);
   }
-  MakePlanet(p, geometry, law, u, order, planet);
+  MakePlanet(p, geometry, law, u, order, light, planet);
 }
 
 // Element i: F - 1 at t[i] averaged over the exposure T[i] (T = 0: at t[i]
@@ -59,12 +64,18 @@ JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts, con
   const int n_du = planet.curve.n_du;
   const bool derivatives = out.d[0] != nullptr;
   const bool with_du = out.du[0] != nullptr;
-  double d[kParamCount + 1], du[kMaxDerivativesInU];
+  double d[kFirstDerivatives], du[kMaxDerivativesInU];
   const double dt = static_cast<double>(t[i]) - planet.orbit.t0;
   const double span = static_cast<double>(exposure[i]);
   double value;
   int evaluations = 1;
-  if (span == 0) {
+  if (planet.light) {
+    // The planet's light at t alone: an exposure's mean is not computed for
+    // it (NaN).
+    value = LightFluxAt(planet, span == 0 ? dt : math::NaN(), derivatives ? d : nullptr,
+                        derivatives ? d + kParamCount + 1 : nullptr, derivatives ? du : nullptr);
+    d[kParamCount] = value == value ? 0.0 : value;
+  } else if (span == 0) {
     value = FluxAt(planet, dt, derivatives ? d : nullptr, derivatives ? du : nullptr);
     // The mean's derivative in T vanishes at T = 0.
     d[kParamCount] = value == value ? 0.0 : value;
@@ -80,6 +91,9 @@ JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts, con
   out.flux[i] = static_cast<T>(value);
   if (derivatives) {
     for (int j = 0; j <= kParamCount; ++j) out.d[j][i] = static_cast<T>(d[j]);
+    if (planet.light) {
+      for (int j = kParamCount + 1; j < kFirstDerivatives; ++j) out.d[j][i] = static_cast<T>(d[j]);
+    }
     if (with_du) {
       for (int j = 0; j < n_du; ++j) out.du[j][i] = static_cast<T>(du[j]);
     }

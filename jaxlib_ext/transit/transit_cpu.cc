@@ -15,8 +15,10 @@
 
 namespace jaxext::transit {
 
-// kepler.transit's row layout: how many orbital parameters precede u.
+// kepler.transit's row layout: how many orbital parameters precede u, and
+// how many of the planet's light follow them in the light mode.
 JAXEXT_EXPORT_CONSTANT(TRANSIT_PARAM_COUNT, kParamCount);
+JAXEXT_EXPORT_CONSTANT(TRANSIT_LIGHT_PARAM_COUNT, kLightParamCount);
 
 namespace {
 
@@ -26,9 +28,11 @@ constexpr size_t kParallelMinElements = 512;
 
 ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ffi::AnyBuffer t,
                           ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
-                          ffi::RemainingRets rest, int32_t law, int32_t geometry) {
+                          ffi::RemainingRets rest, int32_t law, int32_t geometry,
+                          int32_t light) {
   Layout layout;
-  if (ffi::Error err = CheckLayout(params, t, exposure, *flux, rest, law, geometry, &layout);
+  if (ffi::Error err =
+          CheckLayout(params, t, exposure, *flux, rest, law, geometry, light, &layout);
       err.failure()) {
     return err;
   }
@@ -41,13 +45,14 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
     T* f_data = flux->typed_data<T>();
     const limb_dark::LawCall l = layout.call;
     const Geometry geometry = layout.geometry;
-    const size_t width = kParamCount + static_cast<size_t>(l.order);
+    const bool with_light = layout.light;
+    const size_t width = RowOffsetOfU(with_light) + static_cast<size_t>(l.order);
     ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
                     [=](size_t row, size_t begin, size_t end) {
                       const Outputs<T> out =
-                          limb_dark::OutputsFrom<T, kParamCount + 1>(l, f_data, begin);
-                      loop(p_data + row * width, l.order, geometry, l.law, t_data + begin,
-                           x_data + begin, out, end - begin);
+                          limb_dark::OutputsFrom<T, kFirstDerivatives>(l, f_data, begin);
+                      loop(p_data + row * width, l.order, geometry, l.law, with_light,
+                           t_data + begin, x_data + begin, out, end - begin);
                     });
     return ffi::Error::Success();
   });
@@ -59,4 +64,5 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
 XLA_FFI_DEFINE_HANDLER_SYMBOL(TransitCpu, jaxext::transit::TransitCpuImpl,
                               jaxext::BindRowOp<xla::ffi::ThreadPool>()
                                   .Attr<int32_t>("law")
-                                  .Attr<int32_t>("geometry"));
+                                  .Attr<int32_t>("geometry")
+                                  .Attr<int32_t>("light"));

@@ -50,7 +50,7 @@ Outputs Run(HostBuffer& params, HostBuffer& t, HostBuffer& exposure, int law, in
   Call call;
   call.Arg(params).Arg(t).Arg(exposure);
   for (HostBuffer& x : out.all) call.Ret(x);
-  call.I32Attr("geometry", 0).I32Attr("law", law);
+  call.I32Attr("geometry", 0).I32Attr("law", law).I32Attr("light", 0);
   *outcome = call.Run(TransitCpu, mode);
   return out;
 }
@@ -311,11 +311,11 @@ void MalformedCalls() {
     return r;
   };
   auto call = [](HostBuffer& p, HostBuffer& t_, HostBuffer& x_,
-                 const std::vector<HostBuffer*>& rets, int law, int geometry) {
+                 const std::vector<HostBuffer*>& rets, int law, int geometry, int light = 0) {
     Call c;
     c.Arg(p).Arg(t_).Arg(x_);
     for (HostBuffer* r : rets) c.Ret(*r);
-    c.I32Attr("geometry", geometry).I32Attr("law", law);
+    c.I32Attr("geometry", geometry).I32Attr("law", law).I32Attr("light", light);
     return c;
   };
   auto reject = [](Call c, const std::string& what, const std::string& expect,
@@ -345,6 +345,20 @@ void MalformedCalls() {
   reject(call(params, t, x, all, 2, 0), "coefficients the law does not take",
          "takes 4 coefficients", all);
   reject(call(params, t, x, all, 0, 2), "an unknown geometry", "geometry 2", all);
+  reject(call(params, t, x, all, 0, 0, 2), "an unknown light mode", "light 2", all);
+  // The light mode: five more parameters before the coefficients, five more
+  // derivatives after dF/dT.
+  reject(call(params, t, x, all, 0, 0, 1), "a row too narrow for the light",
+         "fewer than the 12 before the law's coefficients", all);
+  HostBuffer lit = MakeBuffer<double>({kParamCount + kLightParamCount + 2}, 0.3);
+  std::vector<HostBuffer> lit_outs;
+  for (int k = 0; k < 1 + kFirstDerivatives + 2; ++k) lit_outs.push_back(MakeBuffer<double>({4}));
+  std::vector<HostBuffer*> lit_all;
+  for (HostBuffer& r : lit_outs) lit_all.push_back(&r);
+  reject(call(lit, t, x, all, 0, 0, 1), "the transit's results in the light mode",
+         "results; expected 1", all);
+  Outcome lit_ok = call(lit, t, x, lit_all, 0, 0, 1).Run(TransitCpu, PoolMode::kNone);
+  g_checks.Expect(lit_ok.ok, "the light mode's results: accepted", lit_ok.message);
   Call stage = call(params, t, x, all, 0, 0);
   stage.Stage(XLA_FFI_ExecutionStage_PREPARE);
   reject(std::move(stage), "the prepare stage", "Wrong execution stage", all);

@@ -60,7 +60,7 @@ std::vector<double> Run(CpuIsa isa, const Case& c, const std::vector<double>& t,
     o.flux = out.data() + begin;
     for (int j = 0; j <= kParamCount; ++j) o.d[j] = out.data() + (1 + j) * n + begin;
     for (int j = 0; j < c.n_du; ++j) o.du[j] = out.data() + (2 + kParamCount + j) * n + begin;
-    loop(c.row.data(), order, Geometry::kImpactParameter, c.law, t.data() + begin,
+    loop(c.row.data(), order, Geometry::kImpactParameter, c.law, false, t.data() + begin,
          exposure.data() + begin, o, len);
     begin += len;
   }

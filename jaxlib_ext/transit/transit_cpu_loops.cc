@@ -275,17 +275,19 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
 }
 
 // The row is made ready once; its contacts once, at the first element with
-// an exposure. A polynomial law of at most two coefficients takes
-// LowOrderTimes for runs of times without an exposure and
-// LowOrderExposures for runs with one; the others go a time at a time
+// an exposure. A polynomial law of at most two coefficients without the
+// planet's light takes LowOrderTimes for runs of times without an exposure
+// and LowOrderExposures for runs with one; the others go a time at a time
 // (TransitElement).
 template <typename T>
 size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law law,
-                      const T* t, const T* exposure, const Outputs<T>& out, size_t n) {
+                      bool light, const T* t, const T* exposure, const Outputs<T>& out,
+                      size_t n) {
   // A table's row is several kB: on the heap, not the pool thread's stack.
   const std::unique_ptr<Planet> planet(new Planet);
-  MakePlanetFromRow(row, order, geometry, law, planet.get());
-  const bool low_order = law == limb_dark::Law::kPolynomial && order <= 2 && planet->valid;
+  MakePlanetFromRow(row, order, geometry, law, light, planet.get());
+  const bool low_order =
+      law == limb_dark::Law::kPolynomial && order <= 2 && planet->valid && !light;
   // The window serves the low-order blocks alone.
   const TransitWindow window =
       low_order ? MakeTransitWindow(planet->orbit, planet->r) : TransitWindow{true, 0, 0, 0};

@@ -17,17 +17,20 @@ namespace {
 
 ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyBuffer t,
                            ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
-                           ffi::RemainingRets rest, int32_t law, int32_t geometry) {
+                           ffi::RemainingRets rest, int32_t law, int32_t geometry,
+                           int32_t light) {
   Layout layout;
-  if (ffi::Error err = CheckLayout(params, t, exposure, *flux, rest, law, geometry, &layout);
+  if (ffi::Error err =
+          CheckLayout(params, t, exposure, *flux, rest, law, geometry, light, &layout);
       err.failure()) {
     return err;
   }
   return LaunchForDtype<kernel::Params>(kOp, t.element_type(), stream, [&](auto zero, auto* p) {
     using T = decltype(zero);
-    static_cast<limb_dark::LawParams<T, kParamCount + 1>&>(*p) =
-        limb_dark::KernelParams<T, kParamCount + 1>(layout.call, params, t, exposure, *flux);
+    static_cast<limb_dark::LawParams<T, kFirstDerivatives>&>(*p) =
+        limb_dark::KernelParams<T, kFirstDerivatives>(layout.call, params, t, exposure, *flux);
     p->geometry = layout.geometry;
+    p->light = layout.light;
   });
 }
 
@@ -38,6 +41,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
     TransitCuda, jaxext::transit::TransitCudaImpl,
     jaxext::BindRowOp<xla::ffi::PlatformStream<cudaStream_t>>()
         .Attr<int32_t>("law")
-        .Attr<int32_t>("geometry"),
+        .Attr<int32_t>("geometry")
+        .Attr<int32_t>("light"),
     // Pure and stream-ordered, as the other ops': XLA may record it into CUDA graphs.
     {xla::ffi::Traits::kCmdBufferCompatible});

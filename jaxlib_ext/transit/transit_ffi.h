@@ -9,8 +9,10 @@
 // of t's shape and dtype: F - 1 averaged over the exposure; then none (the
 // value alone), or dF/d parameter for the kParamCount parameters and dF/dT,
 // or those and dF/du_1..dF/du_n (n = N, or M for the tabulated law's 2 M
-// values). Attributes: `law` (limb_dark::Law) and `geometry` (Geometry:
-// 0 the impact parameter b0, 1 the inclination i), int32.
+// values). Attributes: `law` (limb_dark::Law), `geometry` (Geometry: 0 the
+// impact parameter b0, 1 the inclination i) and `light` (1: each row holds
+// the kLightParamCount LightParams after the orbit's, and their derivatives
+// follow dF/dT), int32.
 #ifndef JAXLIB_EXT_TRANSIT_TRANSIT_FFI_H_
 #define JAXLIB_EXT_TRANSIT_TRANSIT_FFI_H_
 
@@ -34,22 +36,30 @@ constexpr char kOp[] = "transit";
 struct Layout {
   limb_dark::LawCall call;
   Geometry geometry;
+  bool light;
 };
 
 inline ffi::Error CheckLayout(const ffi::AnyBuffer& params, const ffi::AnyBuffer& t,
                               const ffi::AnyBuffer& exposure, const ffi::AnyBuffer& flux,
                               const ffi::RemainingRets& rest, std::int32_t law,
-                              std::int32_t geometry, Layout* out) {
+                              std::int32_t geometry, std::int32_t light, Layout* out) {
   if (geometry != 0 && geometry != 1) {
     return ffi::Error::InvalidArgument(std::string(kOp) + ": geometry " +
                                        std::to_string(geometry) +
                                        " is neither 0 (impact parameter) nor 1 (inclination)");
   }
+  if (light != 0 && light != 1) {
+    return ffi::Error::InvalidArgument(std::string(kOp) + ": light " + std::to_string(light) +
+                                       " is neither 0 (the transit) nor 1 (the planet's light)");
+  }
   out->geometry = static_cast<Geometry>(geometry);
+  out->light = light == 1;
+  const int offset = RowOffsetOfU(out->light);
   return limb_dark::CheckLawCall(
-      kOp, law, {"params", params}, kParamCount, "P", "the row", {"t", t},
-      {"exposure", exposure}, {"flux", flux}, rest, kParamCount + 1,
-      "its derivatives in the " + std::to_string(kParamCount) + " parameters and T",
+      kOp, law, {"params", params}, offset, "P", "the row", {"t", t}, {"exposure", exposure},
+      {"flux", flux}, rest, offset + 1,
+      "its derivatives in the " + std::to_string(kParamCount) + " orbital parameters and T" +
+          (out->light ? " and the " + std::to_string(kLightParamCount) + " of the light" : ""),
       [](size_t k) { return "d_" + std::to_string(k); }, &out->call);
 }
 

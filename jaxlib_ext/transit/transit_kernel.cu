@@ -14,8 +14,8 @@ struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
     Planet planet;
-    MakePlanetFromRow(p.rows + (i / p.group_size) * (kParamCount + p.order), p.order,
-                      p.geometry, p.law, &planet);
+    MakePlanetFromRow(p.rows + (i / p.group_size) * (RowOffsetOfU(p.light) + p.order), p.order,
+                      p.geometry, p.law, p.light, &planet);
     TransitElement(planet, nullptr, p.x, p.y, i, p.out);
   }
 };

@@ -12,11 +12,12 @@
 namespace jaxext::transit::kernel {
 
 // The call (limb_dark/law_call.h): rows of params, x = t, y = exposure,
-// out.d the derivatives in the parameters and T (Outputs); and the
-// geometry.
+// out.d the derivatives in the parameters and T (Outputs); the geometry,
+// and whether the rows hold the planet's light.
 template <typename T>
-struct Params : limb_dark::LawParams<T, kParamCount + 1> {
+struct Params : limb_dark::LawParams<T, kFirstDerivatives> {
   Geometry geometry;
+  bool light;
 };
 
 // Enqueues the kernel on `stream`; returns the launch error, if any.
