@@ -97,7 +97,7 @@ def _entry_lowest(static, j):
                          ("planet_flux",), ("night_flux",)) else None
 
 
-# F - 1 of (row, t, exposure, (law, geometry)), differentiable to any order
+# F - 1 of (row, t, exposure, (law, geometry, light)), differentiable to any order
 # in the row, t and the exposure time (kepler/_ffi/row_op.py); second
 # derivatives by steps of 1e-6 relative in each, one-sided at the bottom of
 # a domain.

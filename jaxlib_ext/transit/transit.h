@@ -69,14 +69,13 @@ JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts, con
   const double span = static_cast<double>(exposure[i]);
   double value;
   int evaluations = 1;
-  if (planet.light) {
-    // The planet's light at t alone: an exposure's mean is not computed for
-    // it (NaN).
-    value = LightFluxAt(planet, span == 0 ? dt : math::NaN(), derivatives ? d : nullptr,
-                        derivatives ? d + kParamCount + 1 : nullptr, derivatives ? du : nullptr);
-    d[kParamCount] = value == value ? 0.0 : value;
-  } else if (span == 0) {
-    value = FluxAt(planet, dt, derivatives ? d : nullptr, derivatives ? du : nullptr);
+  if (planet.light || span == 0) {
+    // F at t itself. The planet's light has no exposure mean: NaN for T != 0.
+    value = planet.light
+                ? LightFluxAt(planet, span == 0 ? dt : math::NaN(), derivatives ? d : nullptr,
+                              derivatives ? d + kParamCount + 1 : nullptr,
+                              derivatives ? du : nullptr)
+                : FluxAt(planet, dt, derivatives ? d : nullptr, derivatives ? du : nullptr);
     // The mean's derivative in T vanishes at T = 0.
     d[kParamCount] = value == value ? 0.0 : value;
   } else {
