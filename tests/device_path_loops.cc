@@ -66,15 +66,23 @@ template <int... kRules, typename T>
 void LawPassesLoop(jaxext::limb_dark::Law law, const T* u, int order, std::int64_t size,
                    const T* b, const T* r, T* flux, T* d_db, T* d_dr, T* const* du,
                    std::int64_t count, std::integer_sequence<int, kRules...>) {
+  using jaxext::limb_dark::LawCode;
   using jaxext::limb_dark::LawRule;
   for (std::int64_t k = 0; k < count; ++k) {
     jaxext::limb_dark::LawRuleElement(law, u, b, r, order, size, k, flux, d_db, d_dr, du);
   }
   (
       [&] {
+        constexpr auto kRule = static_cast<LawRule>(kRules + 1);
+        const bool powers = jaxext::limb_dark::PassCode(law, kRule) == LawCode::kPowers;
         for (std::int64_t k = 0; k < count; ++k) {
-          jaxext::limb_dark::LeftLawElement<static_cast<LawRule>(kRules + 1)>(
-              law, u, b, r, order, size, k, flux, d_db, d_dr, du);
+          if (powers) {
+            jaxext::limb_dark::LeftLawElement<kRule, LawCode::kPowers>(
+                law, u, b, r, order, size, k, flux, d_db, d_dr, du);
+          } else {
+            jaxext::limb_dark::LeftLawElement<kRule, LawCode::kOthers>(
+                law, u, b, r, order, size, k, flux, d_db, d_dr, du);
+          }
         }
       }(),
       ...);

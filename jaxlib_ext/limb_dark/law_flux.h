@@ -32,11 +32,13 @@
 //   s^4 (z^alpha or X^alpha at t = 0); the exponential law's intensity,
 //   infinite on the limb, not split but in t = t_max s alone.
 // Their accuracy: docs/limb_darkening_laws.md. This is the path of one point
-// at a time (the GPU's, and the CPU's for the logarithmic and exponential
-// laws and next to the contacts); on the CPU the power laws' points inside
-// the disk and crossing the limb take law_blocks.h's blocks, whose inside
-// rule takes 4 to 128 nodes by x (kInsideNodes) and so serves x up to
-// 0.988, where this path takes the contact rule past x = 0.85.
+// at a time (the GPU's and the transit model's, and the CPU light curve's
+// for the logarithmic and exponential laws and next to the contacts). A
+// power law's points inside the disk and crossing the limb take
+// power_sums.h's nodes, powers and flux, which the CPU light curve's blocks
+// (law_blocks.h) share; those blocks' inside rule takes 4 to 128 nodes by x
+// (kInsideNodes) and so serves x up to 0.988, where this path takes the
+// contact rule past x = 0.85.
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 
@@ -46,6 +48,7 @@
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/limb_dark/laws.h"
 #include "jaxlib_ext/math/nodes.h"
+#include "jaxlib_ext/limb_dark/power_sums.h"
 #include "jaxlib_ext/limb_dark/solution_vector.h"
 
 namespace jaxext::limb_dark {
@@ -274,29 +277,27 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
 // A law of laws.h made ready for its points (as GreensRow does for the
 // polynomial laws): its terms, and the star's flux norm = 2 pi F(0) (NaN
 // where the law is refused: NaN or +-inf in u, power2's alpha <= 0, or a
-// flux that is not positive).
+// flux that is not positive); for a power law (power_sums.h) its powers and
+// constants, which the inside and crossing rules take.
 struct LawRow {
   detail::LawTerms terms;
   double norm;
+  bool power;
+  detail::PowerTerms power_terms;
+  detail::PowerConstants power_constants;
 };
 
-JAXEXT_HD LawRow MakeLawRow(Law law, const double* u) {
+// with_powers false: power false, the power fields not set (for code that
+// has no power code, LawCode::kOthers).
+JAXEXT_HD LawRow MakeLawRow(Law law, const double* u, bool with_powers = true) {
   LawRow row;
   const bool ok = detail::MakeLawTerms(law, u, &row.terms);
   const double norm = ok ? detail::LawNormalisation(row.terms) : NaN();
   row.norm = norm > 0 ? norm : NaN();
+  row.power = with_powers && ok && detail::MakePowerTerms(row.terms, &row.power_terms);
+  if (with_powers) row.power_constants = detail::MakePowerConstants(row.terms, row.norm);
   return row;
 }
-
-// One point of the light curve of a law of laws.h: F - 1 and its
-// derivatives in b (of b's sign: F is even in b), r and the law's
-// coefficients u (du[0..count), power2's alpha as its second). r < 0, NaN
-// or +-inf in b or r, a refused law (norm NaN), or an occultor larger than
-// kMaxCrossingRadius across the limb: NaN everywhere.
-struct LawFlux {
-  double value, d_db, d_dr;
-  double du[kMaxLawTerms];
-};
 
 // F - 1 and its derivatives from the edge sums m of a point (with the
 // limb's share of the area, limb = 2 kappa1, 0 inside the disk; sign_b the
@@ -383,12 +384,28 @@ JAXEXT_HD LawRule LawRuleOf(const LawRow& row, double b, double r) {
   return ChooseLawRule(point.b, r, (1 - r) * (1 + r) - point.b * point.b, &geo);
 }
 
+// Whether law's terms are all powers of power_sums.h, whatever its
+// coefficients (power2, nonlinear, square root): LawRow::power for every
+// row of such a law.
+JAXEXT_HD bool IsPowerLaw(Law law) {
+  const double u[kMaxLawTerms] = {0.5, 0.5, 0.5, 0.5};
+  detail::LawTerms t;
+  detail::PowerTerms p;
+  return detail::MakeLawTerms(law, u, &t) && detail::MakePowerTerms(t, &p);
+}
+
+// The code a rule's function holds: a row's own (kAll: power_sums.h's for a
+// power law inside the disk and crossing the limb, the edge moments
+// otherwise), or one of the two alone (kPowers, for the rows of a power law;
+// kOthers), so that a GPU kernel of one rule carries one law family's code.
+enum class LawCode : int { kAll, kPowers, kOthers };
+
 // LawLightCurvePoint with the code of one rule alone (kOnly; kAny: every
-// rule, the point's own), for a point of that rule (LawRuleOf): the same
-// operations as LawLightCurvePoint's (a compiler may still contract them
-// into FMAs differently in another kernel: on the GPU the two differ by
-// 1e-16).
-template <LawRule kOnly>
+// rule, the point's own) and of kCode, for a point of that rule (LawRuleOf)
+// and code: the same operations as LawLightCurvePoint's (a compiler may
+// still contract them into FMAs differently in another kernel: on the GPU
+// the two differ by 1e-16).
+template <LawRule kOnly, LawCode kCode = LawCode::kAll>
 JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
   using namespace detail;
   LawFlux out;
@@ -421,6 +438,28 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
   // The limb's share of the area, 2 kappa1 (0 inside the disk).
   const double limb =
       rule == LawRule::kCrossing || rule == LawRule::kContact ? 2 * geo.kappa1 : 0.0;
+  // A power law inside the disk or crossing the limb: power_sums.h.
+  if constexpr (kCode != LawCode::kOthers) {
+    if (kCode == LawCode::kPowers || row.power) {
+      const PowerTerms& pt = row.power_terms;
+      const PowerConstants& k = row.power_constants;
+      if (RunsRule(kOnly, LawRule::kInside8) && rule == LawRule::kInside8) {
+        return PowerFluxOf<true>(k, InsidePowerPoint<8>(pt, k, b, r, a), limb, r, sign_b);
+      } else if (RunsRule(kOnly, LawRule::kInside16) && rule == LawRule::kInside16) {
+        return PowerFluxOf<true>(k, InsidePowerPoint<16>(pt, k, b, r, a), limb, r, sign_b);
+      } else if (RunsRule(kOnly, LawRule::kInside32) && rule == LawRule::kInside32) {
+        return PowerFluxOf<true>(k, InsidePowerPoint<32>(pt, k, b, r, a), limb, r, sign_b);
+      } else if (RunsRule(kOnly, LawRule::kCrossing) && rule == LawRule::kCrossing) {
+        return PowerFluxOf<true>(k, CrossingPowerPoint(pt, k, geo), limb, r, sign_b);
+      }
+    }
+  }
+  if constexpr (kCode == LawCode::kPowers) {
+    // Not a point of the power code (the contact rule): NaN.
+    out.value = out.d_db = out.d_dr = NaN();
+    for (int k = 0; k < kMaxLawTerms; ++k) out.du[k] = NaN();
+    return out;
+  }
   EdgeMoments m = {};
   if (RunsRule(kOnly, LawRule::kInside8) && rule == LawRule::kInside8) {
     InsideLawMoments<8>(t, b, r, a, &m);

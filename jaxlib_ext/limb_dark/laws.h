@@ -73,6 +73,16 @@ JAXEXT_HD constexpr int DerivativesInU(std::int32_t law, int count) {
 // The most terms of a law (nonlinear: four), and the most coefficients.
 constexpr int kMaxLawTerms = 4;
 
+// One point of the light curve of a law: F - 1 and its derivatives in b (of
+// b's sign: F is even in b), r and the law's coefficients u (du[0..count),
+// power2's alpha as its second). r < 0, NaN or +-inf in b or r, a refused
+// law (norm NaN), or an occultor larger than kMaxCrossingRadius across the
+// limb: NaN everywhere.
+struct LawFlux {
+  double value, d_db, d_dr;
+  double du[kMaxLawTerms];
+};
+
 namespace detail {
 
 // The exponential term's polynomial's coefficients (nodes.h,

@@ -12,8 +12,10 @@
 // solution_vector.h (s_n and its derivatives), edge_rules.h (the blocked flux
 // as an integral over the occultor's edge), geometry.h, elliptic.h,
 // elementary.h, and nodes.h (tables written by tools/math_tables.py).
-// law_blocks.h, the CPU loops' alone, evaluates the power laws' points in
-// blocks, one point per vector lane (limb_dark_cpu_loops.cc).
+// power_sums.h holds the power laws' nodes, powers and flux from their
+// sums, for law_flux.h's points and for law_blocks.h, the CPU loops' alone,
+// which evaluates those laws' points in blocks, one point per vector lane
+// (limb_dark_cpu_loops.cc).
 //
 // Header-only; usable from host C++17 and from CUDA device code. Computes in
 // double whatever the input dtype (the handlers round the results). The
@@ -70,21 +72,27 @@ constexpr int kMaxDerivativesInU = kMaxTableSize > kMaxOrder ? kMaxTableSize : k
 // LawCurveElement: the same for a law of laws.h (law != kPolynomial),
 // order = LawCoefficients(law); with kOnly, the code of that edge rule
 // alone, for a point of that rule (law_flux.h's LawLightCurvePointOf).
-template <typename T>
+// The row of element i (with the power code's fields where kCode may take
+// them; each coefficient's index known at compile time once the loop is
+// unrolled: a GPU keeps the array in registers).
+template <LawCode kCode = LawCode::kAll, typename T>
 JAXEXT_HD LawRow LawRowOf(Law law, const T* u, int order, std::int64_t group_size,
                           std::int64_t i) {
   double coefficients[kMaxLawTerms];
   const T* row = u + (i / group_size) * order;
-  for (int j = 0; j < order; ++j) coefficients[j] = static_cast<double>(row[j]);
-  return MakeLawRow(law, coefficients);
+  JAXEXT_UNROLL
+  for (int j = 0; j < kMaxLawTerms; ++j) {
+    coefficients[j] = j < order ? static_cast<double>(row[j]) : 0.0;
+  }
+  return MakeLawRow(law, coefficients, kCode != LawCode::kOthers);
 }
 
-template <LawRule kOnly = LawRule::kAny, typename T>
+template <LawRule kOnly = LawRule::kAny, LawCode kCode = LawCode::kAll, typename T>
 JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int order,
                                std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
                                T* d_dr, T* const* d_du) {
   const LawFlux f =
-      LawLightCurvePointOf<kOnly>(LawRowOf(law, u, order, group_size, i),
+      LawLightCurvePointOf<kOnly, kCode>(LawRowOf<kCode>(law, u, order, group_size, i),
                                   static_cast<double>(b[i]), static_cast<double>(r[i]));
   flux[i] = static_cast<T>(f.value);
   if (d_db) {
@@ -100,7 +108,8 @@ JAXEXT_HD void LawCurveElement(Law law, const T* u, const T* b, const T* r, int 
 // LawRule), so that a warp's threads run one rule: the first,
 // LawRuleElement, computes the points without an edge sum and marks each
 // other point with its rule (MarkLeft(&flux[i], rule)); then, for each rule,
-// LeftLawElement<kRule> computes the points marked with it.
+// LeftLawElement<kRule, PassCode(law, kRule)> computes the points marked
+// with it.
 static_assert(static_cast<int>(LawRule::kAny) <= LeftMark<double>::kMarks,
               "a mark for each rule");
 
@@ -108,7 +117,7 @@ template <typename T>
 JAXEXT_HD void LawRuleElement(Law law, const T* u, const T* b, const T* r, int order,
                               std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
                               T* d_dr, T* const* d_du) {
-  const LawRule rule = LawRuleOf(LawRowOf(law, u, order, group_size, i),
+  const LawRule rule = LawRuleOf(LawRowOf<LawCode::kOthers>(law, u, order, group_size, i),
                                  static_cast<double>(b[i]), static_cast<double>(r[i]));
   if (rule == LawRule::kNoEdge) {
     LawCurveElement<LawRule::kNoEdge>(law, u, b, r, order, group_size, i, flux, d_db, d_dr,
@@ -118,13 +127,20 @@ JAXEXT_HD void LawRuleElement(Law law, const T* u, const T* b, const T* r, int o
   }
 }
 
-template <LawRule kRule, typename T>
+template <LawRule kRule, LawCode kCode = LawCode::kAll, typename T>
 JAXEXT_HD void LeftLawElement(Law law, const T* u, const T* b, const T* r, int order,
                               std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
                               T* d_dr, T* const* d_du) {
   if (IsMarkedLeft(flux[i], static_cast<int>(kRule))) {
-    LawCurveElement<kRule>(law, u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+    LawCurveElement<kRule, kCode>(law, u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   }
+}
+
+// The code the pass of a rule runs for law (LawCode): a power law's inside
+// and crossing rules the power code alone, every other pass the edge
+// moments alone.
+JAXEXT_HD LawCode PassCode(Law law, LawRule rule) {
+  return rule != LawRule::kContact && IsPowerLaw(law) ? LawCode::kPowers : LawCode::kOthers;
 }
 
 template <typename T>

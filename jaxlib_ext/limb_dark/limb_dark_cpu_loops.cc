@@ -186,7 +186,7 @@ constexpr int kPowerRules = detail::kInsideRules + 1;
 // crossing rule.
 template <bool kDerivatives, int K = 0>
 void RunPowerRule(int rule, const detail::PowerTerms& pt, detail::PowerLanes& l, int n,
-                  detail::PowerSums* sums) {
+                  detail::BlockSums* sums) {
   using namespace detail;
   if constexpr (K < kInsideRules) {
     if (rule == K) return InsidePowerRule<kInsideNodes.v[K], kDerivatives>(pt, l, n, sums);
@@ -205,9 +205,10 @@ void RunPowerRule(int rule, const detail::PowerTerms& pt, detail::PowerLanes& l,
 // does not depend on the others in its block: its lane computes it alone,
 // the padding lanes repeat the first. kDerivatives false: the value alone.
 template <bool kDerivatives, typename T>
-void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, const T* b,
-                    const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, size_t n) {
+void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flux, T* d_db,
+                    T* d_dr, T* const* d_du, size_t n) {
   using namespace detail;
+  const PowerTerms& pt = row.power_terms;
   // The block's points by their place in it: rule, |b|, b's sign, r, and
   // for the crossing rule 2 kappa1, 1 - (b - r)^2, k^2 (MakeGeometry's).
   struct BlockPoints {
@@ -219,15 +220,15 @@ void PowerLawBlocks(const LawRow& row, const detail::PowerTerms& pt, int order, 
     BlockPoints points;
     int by_rule[kLawBlock];  // places in the block, sorted by rule
     PowerLanes lanes;
-    PowerSums sums;
+    BlockSums sums;
     PowerOutputs outputs;
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
   BlockPoints& p = scratch->points;
   PowerLanes& l = scratch->lanes;
-  PowerSums* sums = &scratch->sums;
+  BlockSums* sums = &scratch->sums;
   PowerOutputs* outputs = &scratch->outputs;
-  const PowerConstants constants = MakePowerConstants(row.terms, row.norm);
+  const PowerConstants& constants = row.power_constants;
   for (size_t start = 0; start < n; start += kLawBlock) {
     const int size = static_cast<int>(n - start < kLawBlock ? n - start : kLawBlock);
     // Every point's inside rule (kInsideRules: none; kPowerRules: not a
@@ -312,12 +313,11 @@ void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T
     return;
   }
   const LawRow row = MakeLawRow(law, u);
-  detail::PowerTerms pt;
-  if (row.norm > 0 && detail::MakePowerTerms(row.terms, &pt)) {
+  if (row.norm > 0 && row.power) {
     if (d_db) {
-      PowerLawBlocks<true>(row, pt, order, b, r, flux, d_db, d_dr, d_du, n);
+      PowerLawBlocks<true>(row, order, b, r, flux, d_db, d_dr, d_du, n);
     } else {
-      PowerLawBlocks<false>(row, pt, order, b, r, flux, d_db, d_dr, d_du, n);
+      PowerLawBlocks<false>(row, order, b, r, flux, d_db, d_dr, d_du, n);
     }
     return;
   }

@@ -49,8 +49,19 @@ constexpr int kBlockSize = 128;
 #endif
 
 // kLawRules: the other laws' first pass; kLawLeft + k: their pass of rule
-// LawRule(k) (k from kInside8 = 1 to kContact).
-enum Family : int { kLowOrder, kLowOrderLeft, kPolynomial, kTabulated, kOther, kLawRules, kLawLeft };
+// LawRule(k) (k from kInside8 = 1 to kContact) with the edge moments' code,
+// kPowerLeft + k (k from kInside8 to kCrossing) with the power laws' code
+// (limb_dark.h's PassCode).
+enum Family : int {
+  kLowOrder,
+  kLowOrderLeft,
+  kPolynomial,
+  kTabulated,
+  kOther,
+  kLawRules,
+  kLawLeft,
+  kPowerLeft = kLawLeft + static_cast<int>(LawRule::kContact)
+};
 
 // The blocks of kBlockSize threads each kernel must fit on one
 // multiprocessor at once (__launch_bounds__), which caps its registers per
@@ -82,8 +93,12 @@ struct Element {
     } else if constexpr (kFamily == Family::kLawRules) {
       LawRuleElement(p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux,
                      p.out.d[0], p.out.d[1], p.out.du);
+    } else if constexpr (kFamily > Family::kPowerLeft) {
+      LawCurveElement<static_cast<LawRule>(kFamily - Family::kPowerLeft), LawCode::kPowers>(
+          p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+          p.out.d[1], p.out.du);
     } else if constexpr (kFamily > Family::kLawRules) {
-      LawCurveElement<static_cast<LawRule>(kFamily - Family::kLawLeft)>(
+      LawCurveElement<static_cast<LawRule>(kFamily - Family::kLawLeft), LawCode::kOthers>(
           p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
           p.out.d[1], p.out.du);
     } else {
@@ -92,11 +107,13 @@ struct Element {
     }
   }
 
-  // A later pass's test (kLowOrderLeft, kLawLeft + k): the first pass
-  // marked the element for it.
+  // A later pass's test (kLowOrderLeft, kLawLeft + k, kPowerLeft + k): the
+  // first pass marked the element for it.
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
-    return IsMarkedLeft(p.out.flux[i], kFamily > kLawRules ? kFamily - kLawLeft : 0);
+    return IsMarkedLeft(p.out.flux[i], kFamily > kPowerLeft  ? kFamily - kPowerLeft
+                                       : kFamily > kLawRules ? kFamily - kLawLeft
+                                                             : 0);
   }
 };
 
@@ -119,14 +136,22 @@ cudaError_t LaunchLeft(const Params<T>& params, cudaStream_t stream) {
 }
 
 // The laws of laws.h: the first pass, then one pass for each rule from
-// kInside8 to kContact.
+// kInside8 to kContact, with the code PassCode chooses.
+template <int kRule, typename T>
+cudaError_t LaunchLawPass(const Params<T>& params, cudaStream_t stream) {
+  if constexpr (kRule != static_cast<int>(LawRule::kContact)) {
+    if (PassCode(params.law, static_cast<LawRule>(kRule)) == LawCode::kPowers) {
+      return LaunchLeft<Family::kPowerLeft + kRule>(params, stream);
+    }
+  }
+  return LaunchLeft<Family::kLawLeft + kRule>(params, stream);
+}
+
 template <typename T, int... kRules>
 cudaError_t LaunchLawPasses(const Params<T>& params, cudaStream_t stream,
                             std::integer_sequence<int, kRules...>) {
   cudaError_t status = LaunchFamily<Family::kLawRules>(params, stream);
-  ((status = status == cudaSuccess ? LaunchLeft<Family::kLawLeft + kRules + 1>(params, stream)
-                                   : status),
-   ...);
+  ((status = status == cudaSuccess ? LaunchLawPass<kRules + 1>(params, stream) : status), ...);
   return status;
 }
 

@@ -95,7 +95,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE F Atan2NonNegative(F y, F x) {
 // atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172: the series 2 (s + s^3 / 3
 // + ... + s^21 / 21), whose next term is below 1e-18 relative (LogFromRatio).
 // Next to x = 1 (e = 0) it is within an ulp or two of log x, relative.
-// The two steps are host code (law_blocks.h calls them apart).
+// The two steps are host code (power_sums.h calls them apart).
 #if !JAXEXT_DEVICE_PATH
 struct LogReduction {
   double e, m;  // x = 2^e m
