@@ -25,12 +25,21 @@ from kepler._ffi import row_op
 
 __all__ = ["light_curve", "radial_velocity", "semi_major_axis", "stellar_density",
            "ecc_omega", "sqrt_ecc_vector", "impact_parameter", "inclination",
-           "eclipse_time", "transit_duration"]
+           "eclipse_time", "transit_duration", "light_travel_time"]
 
 # Newton's constant in cm^3 g^-1 s^-2 (CODATA 2018) and the day in seconds:
 # semi_major_axis's units.
 _G_CGS = 6.67430e-8
 _DAY = 86400.0
+# The Sun's nominal radius (IAU 2015 Resolution B3) in metres and the speed
+# of light in m/s: light_travel_time's units.
+_R_SUN = 6.957e8
+_C = 299792458.0
+# The delay's fixed-point steps (_emission_times), and the largest orbital
+# speed over c that they serve: the error after the steps is below that
+# ratio to their power times the delay.
+_DELAY_STEPS = 4
+_MAX_SPEED_OVER_C = 1e-2
 
 _TARGET = _ffi.target("transit")
 # The orbital parameters of the kernel's row, in its order
@@ -128,6 +137,61 @@ def _shifted_times(t, period, t0, transit_times):
   return jnp.where(ordered, t - variation, jnp.nan)
 
 
+def _orbit_phase(t, period, t0, ecc, omega):
+  """(sin f, cos f) of the true anomaly at times t of the orbit whose
+  conjunction (f = pi/2 - omega) is at t0; NaN where period <= 0."""
+  period = jnp.where(period > 0, period, jnp.nan)
+  mean = _mean_anomaly_at(jnp.pi / 2 - omega, ecc) + 2 * jnp.pi * (t - t0) / period
+  return kepler_solve.true_anomaly(mean, ecc)
+
+
+def _emission_times(t, period, t0, sin_i, ecc, omega, delay):
+  """The times of the orbit at which the planet was where the light received
+  at t left it, times and t0 referring to light from the star (the transit
+  stays at t0): tau = t + delay sin(i) (rho(f) sin(omega + f) - rho_c), f
+  the true anomaly at tau, rho = (1 - e^2) / (1 + e cos f) the planet's
+  distance over a, rho_c its value at conjunction; the planet's distance
+  towards the observer over a is rho sin(omega + f) sin(i). tau by
+  _DELAY_STEPS fixed-point steps from t, each shrinking the error by the
+  orbital speed over c at most (a speed factor delay 2 pi / period (1 + e)
+  / sqrt(1 - e^2)): NaN where that factor is _MAX_SPEED_OVER_C or more, or
+  where delay < 0."""
+  e2 = ecc * ecc
+  rho_c = (1 - e2) / (1 + ecc * jnp.sin(omega))
+  speed = delay * 2 * jnp.pi / period * (1 + ecc) / jnp.sqrt(1 - e2)
+  delay = jnp.where((delay >= 0) & (speed < _MAX_SPEED_OVER_C), delay, jnp.nan)
+  sin_w, cos_w = jnp.sin(omega), jnp.cos(omega)
+  tau = t
+  for _ in range(_DELAY_STEPS):
+    sin_f, cos_f = _orbit_phase(tau, period, t0, ecc, omega)
+    rho = (1 - e2) / (1 + ecc * cos_f)
+    tau = t + delay * sin_i * (rho * (sin_w * cos_f + cos_w * sin_f) - rho_c)
+  return tau
+
+
+def _timing(where, transit_times, light_travel_time):
+  """The timing arguments given (transit_times, light_travel_time unless a
+  literal zero), as (name, value) pairs for elementwise.prepare."""
+  timing = ()
+  if transit_times is not None:
+    timing += (("transit_times", _transit_times(where, transit_times)),)
+  if not _concrete_zero(light_travel_time):
+    timing += (("light_travel_time", _scalar(where, "light_travel_time", light_travel_time)),)
+  return timing
+
+
+def _timed(t, period, t0, sin_i, ecc, omega, transit_times, timing):
+  """t shifted by its epoch's timing variation, then to the orbit's time of
+  emission (_emission_times), for the timing arguments _timing gave (their
+  values prepared, in its order)."""
+  if transit_times is not None:
+    t = _shifted_times(t, period, t0, timing[0])
+    timing = timing[1:]
+  if timing:
+    t = _emission_times(t, period, t0, sin_i, ecc, omega, timing[0])
+  return t
+
+
 def _scalar(where, name, value):
   x = elementwise.as_array(where, name, value)
   if np.ndim(x) != 0:
@@ -148,7 +212,7 @@ def _concrete_zero(x):
 def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
                 law="polynomial", mu=None, exposure_time=0.0, transit_times=None,
                 planet_flux=0.0, night_flux=None, phase_offset=0.0, beaming=0.0,
-                ellipsoidal=0.0):
+                ellipsoidal=0.0, light_travel_time=0.0):
   """The relative flux minus one of a star transited by a planet on a
   Keplerian orbit, at times t, averaged over exposures.
 
@@ -198,6 +262,20 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
     the system's flux over the star's unocculted, unmodulated flux, minus
     one (planet_flux at full phase out of eclipse), at each time itself:
     exposure_time must then be 0 (NaN where a traced exposure time is not).
+    light_travel_time: a / c in the unit of t (>= 0; the helper
+      light_travel_time computes it). Times and t0 refer to light from the
+      star: the transit stays at t0, and the planet is taken where it was
+      when the light received at t left it (the starlight it blocks, or its
+      own), the time tau = t + light_travel_time sin(i) (rho sin(omega + f)
+      - rho_c), rho the planet's distance over a (rho_c at conjunction), f
+      at tau; on a circular orbit the secondary eclipse comes 2
+      light_travel_time after t0 + period / 2. The star's beaming and
+      ellipsoidal terms take the same tau (their phase at the star's own
+      time differs by at most 2 light_travel_time 2 pi / period). An
+      exposure is shifted as a whole by the delay at its mid-time (its
+      width changes by a fraction below the orbital speed over c). NaN where
+      the orbital speed at periastron, light_travel_time 2 pi / period (1 +
+      e) / sqrt(1 - e^2), is 0.01 or more (c / 100).
 
   Every parameter but t and exposure_time is a scalar (an array of shape (),
   a number or a tracer); for many parameter sets (chains, planets), jax.vmap
@@ -219,7 +297,8 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
   Raises:
     TypeError: an argument of complex, bool or other non-real dtype.
     ValueError: neither or both of b and inc; a parameter that is not a
-      scalar; transit_times not of shape (K,), K >= 1; t and exposure_time
+      scalar (light_travel_time included); transit_times not of shape (K,),
+      K >= 1; t and exposure_time
       shapes that do not broadcast; the law's errors of
       kepler.limb_dark.light_curve.
   """
@@ -241,21 +320,26 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
     glow = glow[:1] + ((planet_flux if night_flux is None else night_flux),) + glow[2:]
     scalars += tuple(zip(_LIGHT, glow))
   scalars = tuple((name, _scalar(where, name, x)) for name, x in scalars)
-  timing = () if transit_times is None else (("transit_times",
-                                                _transit_times(where, transit_times)),)
+  timing = _timing(where, transit_times, light_travel_time)
   (t, exposure), others, dtype = elementwise.prepare(
       where, (("t", t), ("exposure_time", exposure_time)),
       others=scalars + (("u", u),) + timing)
-  if timing:
-    t = _shifted_times(t, others[0], others[1], others[-1])
-    others = others[:-1]
+  others, timing = others[:len(others) - len(timing)], others[len(others) - len(timing):]
+  period, t0, a, b_or_inc, _, ecc, omega = others[:7]
+  if inc is None:
+    cos_i = b_or_inc * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
+  else:
+    cos_i = jnp.cos(b_or_inc)
+  t = _timed(t, period, t0, jnp.sqrt(jnp.maximum(1 - cos_i * cos_i, 0.0)), ecc, omega,
+             transit_times, timing)
   number, u = limb_dark.kernel_law(where, law, others[-1], mu)
   row = jnp.concatenate([jnp.stack(others[:-1]), u])
   flux = _light_curve(row, t, exposure, (number, geometry, int(light)))
   return flux.astype(dtype)
 
 
-def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0, transit_times=None):
+def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0, transit_times=None,
+                    light_travel_time=0.0, inc=None):
   """The star's radial velocity (positive receding) at times t, for a
   planet of the same orbit as light_curve's: K (cos(omega + f) + e cos
   omega), f the planet's true anomaly, omega the planet's argument of
@@ -268,31 +352,38 @@ def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0, transit_times=None)
       semi-amplitude, in the velocity's unit.
     transit_times: None, or the mid-transit times of epochs 0 to K - 1, as
       light_curve takes them: each time shifted by its epoch's variation.
+    light_travel_time: a / c in the unit of t (>= 0), as light_curve takes
+      it: times and t0 refer to light from the star and the transit is
+      observed at t0, so the star's velocity at t is the orbit's at t -
+      light_travel_time rho_c sin(i) (the planet's distance towards the
+      observer at conjunction, over c: the planet reaches conjunction that
+      much after the transit is seen).
+    inc: the inclination in radians for that delay (None: pi / 2);
+      kepler.transit.inclination gives it from b.
 
   Returns:
     The velocity, of t's shape and the promoted float dtype; NaN where
-    period <= 0, ecc is outside [0, 1) or transit_times are not
-    increasing. Differentiable in every argument (through
+    period <= 0, ecc is outside [0, 1), transit_times are not increasing
+    or light_travel_time < 0. Differentiable in every argument (through
     kepler.true_anomaly's derivatives).
 
   Raises:
     TypeError, ValueError: as light_curve's, for these arguments.
   """
   where = "transit.radial_velocity"
-  scalars = (("period", period), ("t0", t0), ("K", K), ("ecc", ecc), ("omega", omega))
+  scalars = (("period", period), ("t0", t0), ("K", K), ("ecc", ecc), ("omega", omega),
+             ("inc", jnp.pi / 2 if inc is None else inc))
   scalars = tuple((name, _scalar(where, name, x)) for name, x in scalars)
-  timing = () if transit_times is None else (("transit_times",
-                                                _transit_times(where, transit_times)),)
+  timing = _timing(where, transit_times, light_travel_time)
   (t,), others, dtype = elementwise.prepare(where, (("t", t),), others=scalars + timing)
-  period, t0, K, ecc, omega = others[:5]
-  if timing:
-    t = _shifted_times(t, period, t0, others[-1])
-  period = jnp.where(period > 0, period, jnp.nan)
-  # The mean anomaly at conjunction, where f = pi/2 - omega.
-  half = jnp.pi / 4 - omega / 2
-  e_c = 2 * jnp.arctan2(jnp.sqrt(1 - ecc) * jnp.sin(half), jnp.sqrt(1 + ecc) * jnp.cos(half))
-  mean = e_c - ecc * jnp.sin(e_c) + 2 * jnp.pi * (t - t0) / period
-  sin_f, cos_f = kepler_solve.true_anomaly(mean, ecc)
+  period, t0, K, ecc, omega, inc = others[:6]
+  if transit_times is not None:
+    t = _shifted_times(t, period, t0, others[6])
+  if len(others) > 6 + (transit_times is not None):
+    delay = others[-1]
+    rho_c = (1 - ecc * ecc) / (1 + ecc * jnp.sin(omega))
+    t = t - jnp.where(delay >= 0, delay, jnp.nan) * rho_c * jnp.sin(inc)
+  sin_f, cos_f = _orbit_phase(t, period, t0, ecc, omega)
   cos_w, sin_w = jnp.cos(omega), jnp.sin(omega)
   velocity = K * (cos_w * cos_f - sin_w * sin_f + ecc * cos_w)
   return velocity.astype(dtype)
@@ -361,17 +452,24 @@ def inclination(b, a, ecc=0.0, omega=0.0):
   return jnp.where(ok, jnp.arccos(jnp.where(ok, cos_i, 0.0)), jnp.nan)
 
 
-def eclipse_time(period, t0, ecc=0.0, omega=0.0):
+def eclipse_time(period, t0, ecc=0.0, omega=0.0, light_travel_time=0.0, inc=None):
   """The mid-time of the secondary eclipse (superior conjunction, true
   anomaly 3 pi/2 - omega) that follows the transit at t0, within one period
-  after it; t0 + period / 2 on a circular orbit. Light travel time is not
-  included. NaN where period <= 0 or ecc is outside [0, 1)."""
-  period, t0, ecc, omega = map(jnp.asarray, (period, t0, ecc, omega))
-  ok = (period > 0) & (ecc >= 0) & (ecc < 1)
+  after it; t0 + period / 2 on a circular orbit. With light_travel_time
+  (a / c, as light_curve takes it) the time it is seen: later by
+  light_travel_time sin(inc) (rho_e + rho_c), the planet's distances over a
+  at superior and inferior conjunction (2 light_travel_time sin(inc) on a
+  circular orbit); inc in radians (None: pi / 2). NaN where period <= 0,
+  ecc is outside [0, 1) or light_travel_time < 0."""
+  period, t0, ecc, omega, delay = map(jnp.asarray, (period, t0, ecc, omega, light_travel_time))
+  sin_i = 1.0 if inc is None else jnp.sin(jnp.asarray(inc))
+  ok = (period > 0) & (ecc >= 0) & (ecc < 1) & (delay >= 0)
   e = jnp.where(ok, ecc, 0.0)
   delta = _mean_anomaly_at(1.5 * jnp.pi - omega, e) - _mean_anomaly_at(0.5 * jnp.pi - omega, e)
   delta = jnp.mod(delta, 2 * jnp.pi)
-  return jnp.where(ok, t0 + period * delta / (2 * jnp.pi), jnp.nan)
+  sin_w = jnp.sin(omega)
+  seen = delay * sin_i * ((1 - e * e) / (1 - e * sin_w) + (1 - e * e) / (1 + e * sin_w))
+  return jnp.where(ok, t0 + period * delta / (2 * jnp.pi) + seen, jnp.nan)
 
 
 def _mean_anomaly_at(f, e):
@@ -380,6 +478,17 @@ def _mean_anomaly_at(f, e):
   half = f / 2
   big_e = 2 * jnp.arctan2(jnp.sqrt(1 - e) * jnp.sin(half), jnp.sqrt(1 + e) * jnp.cos(half))
   return big_e - e * jnp.sin(big_e)
+
+
+def light_travel_time(a, stellar_radius, *, unit=_DAY):
+  """a / c, light_curve's and radial_velocity's light_travel_time, in the
+  unit of t: a the semi-major axis in stellar radii, stellar_radius the
+  star's radius in solar radii (the nominal 6.957e8 m), unit the seconds in
+  one unit of t (default: a day, 86400). 2.32 s per stellar radius for a
+  Sun-sized star. NaN where a or stellar_radius <= 0 or unit <= 0."""
+  a, stellar_radius, unit = map(jnp.asarray, (a, stellar_radius, unit))
+  ok = (a > 0) & (stellar_radius > 0) & (unit > 0)
+  return jnp.where(ok, a * stellar_radius * (_R_SUN / _C) / unit, jnp.nan)
 
 
 def transit_duration(period, a, r, b=None, inc=None, ecc=0.0, omega=0.0, *, full=False):

@@ -1042,5 +1042,148 @@ class PlanetLightTest(parameterized.TestCase):
       self.assertTrue(np.all(np.isnan(np.asarray(_model(np.array([0.5, 2.0]), p, **bad)))), bad)
 
 
+
+def _delay_for(p, speed):
+  """light_travel_time whose orbital speed factor (delay 2 pi / P (1 + e) /
+  sqrt(1 - e^2)) is `speed`."""
+  e = p["ecc"]
+  return float(FLOAT(speed * p["period"] / (2 * np.pi) * np.sqrt(1 - e * e) / (1 + e)))
+
+
+def _mp_emission_time(t, p, delay):
+  """The time tau = t + delay / a (Z(tau) - Z(t0)) of the mpmath orbit, Z
+  the planet's distance towards the observer in stellar radii: the light
+  received at t left the planet then. Fixed-point steps to 30 digits."""
+  z_c = _mp_sky(p["t0"], p)[1]
+  tau = mp.mpf(t)
+  for _ in range(12):
+    tau = mp.mpf(t) + mp.mpf(delay) / mp.mpf(p["a"]) * (_mp_sky(tau, p)[1] - z_c)
+  return tau
+
+
+class LightTravelTimeTest(parameterized.TestCase):
+  """light_travel_time: the planet where the light received at t left it,
+  the transit kept at t0."""
+
+  def test_against_mpmath(self):
+    # The whole model (transit, eclipse, phase curve, beaming, ellipsoidal)
+    # at the mpmath time of emission; orbital speeds up to c / 1000 (delays
+    # exaggerated some 2x to 20x over real planets'), times around
+    # transits, eclipses and whole orbits.
+    rng = np.random.default_rng(61)
+    worst = 0.0
+    for p in _orbits(62, 6):
+      glow = _glow(rng)
+      delay = _delay_for(p, rng.uniform(2e-4, 1e-3))
+      t = np.concatenate([_times(p, rng, 4), _eclipse_times(p, rng, 6),
+                          (p["t0"] + rng.uniform(-2, 2, 3) * p["period"]).astype(FLOAT)])
+      got = np.asarray(_model(t, p, light_travel_time=delay, **glow))
+      ref = np.array([float(_mp_light(_mp_emission_time(x, p, delay), p, glow)) for x in t])
+      worst = max(worst, float(np.max(np.abs(got - ref))))
+    # float64: the emission time within 1e-15 days of mpmath's (the fixed
+    # point's four steps at c / 1000), times F's slope; float32: t rounded.
+    self.assertLess(worst, 1e-13 if X64 else 2e-6)
+
+  def test_a_circular_orbit_keeps_its_transit_and_delays_its_eclipse(self):
+    # Mid-times from the half-depth crossings of ingress and egress: the
+    # transit's at t0 and the eclipse's 2 light_travel_time sin(i) after t0 +
+    # P / 2, within the delay's own variation across them (0.1 s here).
+    p = dict(period=3.0, t0=0.5, a=8.8, b=0.4, r=0.1, ecc=0.0, omega=0.3)
+    delay = float(transit.light_travel_time(8.8, 1.0))  # 20.4 s
+    sin_i = np.sqrt(1 - (0.4 / 8.8)**2)
+    day = 86400.0
+
+    def mid(centre, **kwargs):
+      t = centre + np.linspace(-0.08, 0.08, 16001)
+      f = np.asarray(_model(t, p, planet_flux=1e-3, **kwargs), np.float64)
+      level = (f.max() + f.min()) / 2
+      below = np.flatnonzero(f < level)
+      i, j = below[0], below[-1]
+      t_in = t[i - 1] + (level - f[i - 1]) / (f[i] - f[i - 1]) * (t[i] - t[i - 1])
+      t_out = t[j] + (level - f[j]) / (f[j + 1] - f[j]) * (t[j + 1] - t[j])
+      return (t_in + t_out) / 2
+
+    tol = 0.5 if X64 else 8.0  # seconds; float32: t's rounding near 2 days
+    self.assertLess(abs(mid(0.5, light_travel_time=delay) - 0.5) * day, tol)
+    eclipse = 2.0 + 2 * delay * sin_i
+    self.assertLess(abs(mid(2.0, light_travel_time=delay) - eclipse) * day, tol)
+    self.assertLess(abs(mid(2.0) - 2.0) * day, tol)  # without the delay: 41 s earlier
+
+  def test_derivatives_against_differences(self):
+    # Five-point differences of the op in the delay and the orbit's timing
+    # parameters, around a transit and an eclipse.
+    if not X64:
+      self.skipTest("float32 times do not resolve differences of the timing parameters")
+    rng = np.random.default_rng(63)
+    step, tol = 1e-5, 1e-6
+    for p in _orbits(64, 4)[1::2]:
+      glow = _glow(rng)
+      t = jnp.asarray(np.concatenate([_times(p, rng, 3), _eclipse_times(p, rng, 3, 1.0)]))
+      names = ("light_travel_time", "period", "t0", "ecc", "omega")
+      values = dict(p, light_travel_time=_delay_for(p, 1e-3))
+
+      def model(x, p=p, glow=glow):
+        kwargs = dict(p, **dict(zip(names, x)))
+        return transit.light_curve(t, u=QUADRATIC, **kwargs, **glow)
+
+      x0 = jnp.asarray([values[k] for k in names], dtype=FLOAT)
+      jac = np.asarray(jax.jacfwd(model)(x0))
+      for j, name in enumerate(names):
+        h = step * max(1e-3, abs(float(x0[j])))
+        shift = np.zeros(len(names), FLOAT)
+        shift[j] = h
+        fd = np.asarray((8 * (model(x0 + shift) - model(x0 - shift)) -
+                         (model(x0 + 2 * shift) - model(x0 - 2 * shift))) / (12 * h))
+        np.testing.assert_allclose(jac[:, j], fd, rtol=0,
+                                   atol=tol * float(np.max(np.abs(fd))) + 1e-15 / h,
+                                   err_msg=name)
+
+  def test_radial_velocity(self):
+    # The mpmath orbit's velocity K (cos(w + f) + e cos w) at t less the
+    # planet's distance towards the observer at conjunction over c.
+    rng = np.random.default_rng(65)
+    for p in _orbits(66, 4):
+      inc = float(transit.inclination(p["b"], p["a"], p["ecc"], p["omega"]))
+      delay = _delay_for(p, 1e-3)
+      t = (p["t0"] + rng.uniform(-2, 2, 8) * p["period"]).astype(FLOAT).astype(np.float64)
+      got = np.asarray(transit.radial_velocity(t, period=p["period"], t0=p["t0"], K=50.0,
+                                               ecc=p["ecc"], omega=p["omega"],
+                                               light_travel_time=delay, inc=inc))
+      shift = mp.mpf(delay) / mp.mpf(p["a"]) * _mp_sky(p["t0"], p)[1]
+      e, w = mp.mpf(p["ecc"]), mp.mpf(p["omega"])
+      ref = [float(50 * (mp.cos(w + _mp_true_anomaly(mp.mpf(x) - shift, p)) + e * mp.cos(w)))
+             for x in t]
+      np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 if X64 else 2e-3)
+
+  def test_eclipse_time(self):
+    # The mpmath time of emission of the delayed eclipse time is the
+    # undelayed one (superior conjunction).
+    for p in _orbits(67, 4):
+      inc = float(transit.inclination(p["b"], p["a"], p["ecc"], p["omega"]))
+      delay = _delay_for(p, 1e-3)
+      args = (p["period"], p["t0"], p["ecc"], p["omega"])
+      seen = float(transit.eclipse_time(*args, light_travel_time=delay, inc=inc))
+      emitted = _mp_emission_time(seen, p, delay)
+      self.assertLess(abs(float(emitted) - float(transit.eclipse_time(*args))),
+                      1e-12 * p["period"] if X64 else 2e-6 * p["period"])
+    self.assertTrue(np.isnan(float(transit.eclipse_time(3.0, 0.0, light_travel_time=-1.0))))
+
+  def test_helper_bad_values_and_defaults(self):
+    # 1 au / c = 499.004784 s (IAU); 1 au = 215.032 nominal solar radii.
+    self.assertAlmostEqual(float(transit.light_travel_time(215.03216, 1.0, unit=1.0)),
+                           499.004784, delta=1e-3)
+    self.assertTrue(np.isnan(float(transit.light_travel_time(-1.0, 1.0))))
+    p = dict(period=3.0, t0=0.5, a=8.0, b=0.2, r=0.1, ecc=0.0, omega=0.0)
+    t = np.array([0.45, 0.5, 2.0])
+    for bad in (-1e-4, np.nan, 0.05):  # 0.05 d: the orbit at 0.1 c
+      self.assertTrue(np.all(np.isnan(np.asarray(_model(t, p, light_travel_time=bad)))), bad)
+    with self.assertRaisesRegex(ValueError, "light_travel_time must be a scalar"):
+      _model(t, p, light_travel_time=np.array([1e-4, 2e-4]))
+    np.testing.assert_array_equal(np.asarray(_model(t, p, light_travel_time=0.0)),
+                                  np.asarray(_model(t, p)))
+    # A traced delay of 0 leaves every time as it is.
+    traced = jax.jit(lambda d: _model(t, p, light_travel_time=d))(FLOAT(0.0))
+    np.testing.assert_array_equal(np.asarray(traced), np.asarray(_model(t, p)))
+
 if __name__ == "__main__":
   absltest.main()
