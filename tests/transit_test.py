@@ -933,6 +933,25 @@ def _eclipse_times(p, rng, count, spread=1.5):
   return t.astype(FLOAT).astype(np.float64)
 
 
+def _check_jacobian(model, x0, names, checked, step, tol, rounding):
+  """jax.jacfwd of model at x0 against five-point differences in each
+  argument named in `checked` (steps of `step` relative, at least 1e-3
+  absolute times it): within tol of the largest difference, plus the
+  differences' rounding (`rounding`, a few ulps of F, over the step)."""
+  jac = np.asarray(jax.jacfwd(model)(x0))
+  for j, name in enumerate(names):
+    if name not in checked:
+      continue
+    h = step * max(1e-3, abs(float(x0[j])))
+    shift = np.zeros(len(names), FLOAT)
+    shift[j] = h
+    fd = np.asarray((8 * (model(x0 + shift) - model(x0 - shift)) -
+                     (model(x0 + 2 * shift) - model(x0 - 2 * shift))) / (12 * h))
+    np.testing.assert_allclose(jac[:, j], fd, rtol=0,
+                               atol=tol * float(np.max(np.abs(fd))) + rounding / h,
+                               err_msg=name)
+
+
 class PlanetLightTest(parameterized.TestCase):
   """The planet's light (phase curve, secondary eclipse) and the star's
   beaming and ellipsoidal variation against mpmath."""
@@ -1019,19 +1038,8 @@ class PlanetLightTest(parameterized.TestCase):
         return transit.light_curve(at, u=QUADRATIC, **kwargs)
 
       x0 = jnp.asarray([values[k] for k in names], dtype=FLOAT)
-      jac = np.asarray(jax.jacfwd(model)(x0))
-      for j, name in enumerate(names):
-        if not X64 and name not in GLOW_NAMES:
-          continue
-        h = step * max(1e-3, abs(float(x0[j])))
-        shift = np.zeros(len(names), FLOAT)
-        shift[j] = h
-        fd = np.asarray((8 * (model(x0 + shift) - model(x0 - shift)) -
-                         (model(x0 + 2 * shift) - model(x0 - 2 * shift))) / (12 * h))
-        # Plus the differences' rounding: a few ulps of F (<= 0.1) over h.
-        np.testing.assert_allclose(jac[:, j], fd, rtol=0,
-                                   atol=tol * float(np.max(np.abs(fd))) + 1e-16 / h,
-                                   err_msg=name)
+      checked = names if X64 else GLOW_NAMES
+      _check_jacobian(model, x0, names, checked, step, tol, rounding=1e-16)
 
   def test_errors_and_nan(self):
     p = dict(period=3.0, t0=0.5, a=8.0, b=0.2, r=0.1, ecc=0.0, omega=0.0)
@@ -1127,16 +1135,7 @@ class LightTravelTimeTest(parameterized.TestCase):
         return transit.light_curve(t, u=QUADRATIC, **kwargs, **glow)
 
       x0 = jnp.asarray([values[k] for k in names], dtype=FLOAT)
-      jac = np.asarray(jax.jacfwd(model)(x0))
-      for j, name in enumerate(names):
-        h = step * max(1e-3, abs(float(x0[j])))
-        shift = np.zeros(len(names), FLOAT)
-        shift[j] = h
-        fd = np.asarray((8 * (model(x0 + shift) - model(x0 - shift)) -
-                         (model(x0 + 2 * shift) - model(x0 - 2 * shift))) / (12 * h))
-        np.testing.assert_allclose(jac[:, j], fd, rtol=0,
-                                   atol=tol * float(np.max(np.abs(fd))) + 1e-15 / h,
-                                   err_msg=name)
+      _check_jacobian(model, x0, names, names, step, tol, rounding=1e-15)
 
   def test_radial_velocity(self):
     # The mpmath orbit's velocity K (cos(w + f) + e cos w) at t less the
