@@ -157,7 +157,7 @@ def _emission_times(t, period, t0, sin_i, ecc, omega, delay):
   / sqrt(1 - e^2)): NaN where that factor is _MAX_SPEED_OVER_C or more, or
   where delay < 0."""
   e2 = ecc * ecc
-  rho_c = (1 - e2) / (1 + ecc * jnp.sin(omega))
+  rho_c = _conjunction_distance(ecc, jnp.sin(omega))
   speed = delay * 2 * jnp.pi / period * (1 + ecc) / jnp.sqrt(1 - e2)
   delay = jnp.where((delay >= 0) & (speed < _MAX_SPEED_OVER_C), delay, jnp.nan)
   sin_w, cos_w = jnp.sin(omega), jnp.cos(omega)
@@ -180,15 +180,22 @@ def _timing(where, transit_times, light_travel_time):
   return timing
 
 
-def _timed(t, period, t0, sin_i, ecc, omega, transit_times, timing):
-  """t shifted by its epoch's timing variation, then to the orbit's time of
-  emission (_emission_times), for the timing arguments _timing gave (their
-  values prepared, in its order)."""
+def _conjunction_distance(ecc, sin_w):
+  """The planet's distance over a at inferior conjunction (f = pi/2 -
+  omega), (1 - e^2) / (1 + e sin omega); at superior conjunction with
+  -sin omega."""
+  return (1 - ecc * ecc) / (1 + ecc * sin_w)
+
+
+def _timed(t, period, t0, transit_times, timing, delayed):
+  """t shifted by its epoch's timing variation, then by the light travel
+  time, delayed(t, light_travel_time), for the timing arguments _timing
+  gave (their values prepared, in its order)."""
   if transit_times is not None:
     t = _shifted_times(t, period, t0, timing[0])
     timing = timing[1:]
   if timing:
-    t = _emission_times(t, period, t0, sin_i, ecc, omega, timing[0])
+    t = delayed(t, timing[0])
   return t
 
 
@@ -326,12 +333,16 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
       others=scalars + (("u", u),) + timing)
   others, timing = others[:len(others) - len(timing)], others[len(others) - len(timing):]
   period, t0, a, b_or_inc, _, ecc, omega = others[:7]
-  if inc is None:
-    cos_i = b_or_inc * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
-  else:
-    cos_i = jnp.cos(b_or_inc)
-  t = _timed(t, period, t0, jnp.sqrt(jnp.maximum(1 - cos_i * cos_i, 0.0)), ecc, omega,
-             transit_times, timing)
+
+  def delayed(t, delay):
+    if inc is None:
+      cos_i = b_or_inc * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
+    else:
+      cos_i = jnp.cos(b_or_inc)
+    sin_i = jnp.sqrt(jnp.maximum(1 - cos_i * cos_i, 0.0))
+    return _emission_times(t, period, t0, sin_i, ecc, omega, delay)
+
+  t = _timed(t, period, t0, transit_times, timing, delayed)
   number, u = limb_dark.kernel_law(where, law, others[-1], mu)
   row = jnp.concatenate([jnp.stack(others[:-1]), u])
   flux = _light_curve(row, t, exposure, (number, geometry, int(light)))
@@ -377,12 +388,12 @@ def radial_velocity(t, *, period, t0, K, ecc=0.0, omega=0.0, transit_times=None,
   timing = _timing(where, transit_times, light_travel_time)
   (t,), others, dtype = elementwise.prepare(where, (("t", t),), others=scalars + timing)
   period, t0, K, ecc, omega, inc = others[:6]
-  if transit_times is not None:
-    t = _shifted_times(t, period, t0, others[6])
-  if len(others) > 6 + (transit_times is not None):
-    delay = others[-1]
-    rho_c = (1 - ecc * ecc) / (1 + ecc * jnp.sin(omega))
-    t = t - jnp.where(delay >= 0, delay, jnp.nan) * rho_c * jnp.sin(inc)
+
+  def delayed(t, delay):
+    rho_c = _conjunction_distance(ecc, jnp.sin(omega))
+    return t - jnp.where(delay >= 0, delay, jnp.nan) * rho_c * jnp.sin(inc)
+
+  t = _timed(t, period, t0, transit_times, others[6:], delayed)
   sin_f, cos_f = _orbit_phase(t, period, t0, ecc, omega)
   cos_w, sin_w = jnp.cos(omega), jnp.sin(omega)
   velocity = K * (cos_w * cos_f - sin_w * sin_f + ecc * cos_w)
@@ -468,7 +479,7 @@ def eclipse_time(period, t0, ecc=0.0, omega=0.0, light_travel_time=0.0, inc=None
   delta = _mean_anomaly_at(1.5 * jnp.pi - omega, e) - _mean_anomaly_at(0.5 * jnp.pi - omega, e)
   delta = jnp.mod(delta, 2 * jnp.pi)
   sin_w = jnp.sin(omega)
-  seen = delay * sin_i * ((1 - e * e) / (1 - e * sin_w) + (1 - e * e) / (1 + e * sin_w))
+  seen = delay * sin_i * (_conjunction_distance(e, -sin_w) + _conjunction_distance(e, sin_w))
   return jnp.where(ok, t0 + period * delta / (2 * jnp.pi) + seen, jnp.nan)
 
 
