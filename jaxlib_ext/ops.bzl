@@ -190,8 +190,23 @@ def op_targets(deps = [], ffi_deps = [], cpu_loops_copts = []):
         ],
     )
 
+def c_module(name, srcs, deps = [], **kwargs):
+    """The shared library lib`name`.so, whose C interface (jaxlib_ext/c_module.h)
+    the Python packages read with ctypes: no Python headers, so one build serves
+    every Python."""
+    native.cc_binary(
+        name = "lib" + name + ".so",
+        srcs = srcs,
+        copts = COPTS + ["-fvisibility=hidden"],
+        linkshared = True,
+        linkstatic = True,
+        deps = deps + [Label("//jaxlib_ext:c_module")],
+        **kwargs
+    )
+
 def pybind_extension(name, srcs, deps = [], **kwargs):
-    """A Python extension module `name`.so and a py_library `name` holding it."""
+    """A Python extension module `name`.so, for the hermetic Python only, and a
+    py_library `name` holding it (the tests' device-path module)."""
     native.cc_binary(
         name = name + ".so",
         srcs = srcs,

@@ -86,10 +86,6 @@ from absl.testing import parameterized
 import numpy as np
 
 from tests import x64_mode  # sets jax_enable_x64 before JAX is used
-# Before kepler: of two pybind11 modules in one process, the first loaded
-# translates the C++ exceptions of both, and each links its own C++ runtime,
-# so that the other's exceptions would reach Python as "Caught an unknown
-# exception!" (this module's ValueErrors are tested below).
 from tests import _device_path
 import jax
 import jax.numpy as jnp

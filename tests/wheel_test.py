@@ -13,6 +13,7 @@ import zipfile
 
 from absl import flags
 from absl.testing import absltest
+from elftools.elf.elffile import ELFFile
 
 _ARCH = flags.DEFINE_enum("arch", "x86_64", ["x86_64", "aarch64"],
                           "The CPU architecture the wheels were built for (tests/BUILD.bazel).")
@@ -59,14 +60,30 @@ class WheelTest(absltest.TestCase):
   def _metadata(self, name):
     return self.wheels[name].read(f"{self._dist_info(name)}/METADATA").decode()
 
-  def test_file_names_carry_version_and_this_python(self):
-    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    for dist, name in (("kepler_jax", self.main),
-                       (f"kepler_jax_{self.facts['CUDA_EXTRA']}_plugin", self.plugin)):
+  def test_file_names_carry_version_and_every_python(self):
+    # py3-none: the compiled modules use no Python C API (next test), so one
+    # wheel serves every Python from its Requires-Python on.
+    for dist, name, python_min in (
+        ("kepler_jax", self.main, self.facts["PYTHON_MIN"]),
+        (f"kepler_jax_{self.facts['CUDA_EXTRA']}_plugin", self.plugin,
+         self.facts["CUDA_PYTHON_MIN"])):
       if name:
         self.assertRegex(
-            name, rf"^{dist}-{re.escape(self.version)}-{tag}-{tag}-manylinux_2_\d+_{_ARCH.value}\.whl$")
+            name, rf"^{dist}-{re.escape(self.version)}-py3-none-manylinux_2_\d+_{_ARCH.value}\.whl$")
         self.assertNotIn("+", name)
+        self.assertIn(f"\nRequires-Python: >={python_min}\n", self._metadata(name))
+
+  def test_compiled_modules_use_no_python_c_api(self):
+    for name, zf in self.wheels.items():
+      for module in [n for n in zf.namelist() if n.endswith(".so")]:
+        elf = ELFFile(io.BytesIO(zf.read(module)))
+        needed = [t.needed for t in elf.get_section_by_name(".dynamic").iter_tags()
+                  if t.entry.d_tag == "DT_NEEDED"]
+        self.assertFalse([n for n in needed if n.startswith("libpython")], (module, needed))
+        undefined = [s.name for s in elf.get_section_by_name(".dynsym").iter_symbols()
+                     if s["st_shndx"] == "SHN_UNDEF"]
+        self.assertTrue(undefined, module)
+        self.assertFalse([s for s in undefined if s.startswith(("Py", "_Py"))], module)
 
   def test_only_kepler_namespaces_and_a_license(self):
     for name, zf in self.wheels.items():
@@ -83,7 +100,8 @@ class WheelTest(absltest.TestCase):
     names = set(self.wheels[self.main].namelist())
     for required in ("kepler/__init__.py", "kepler/kepler_solve.py", "kepler/_ffi/partition.py",
                      "kepler/_version.py",
-                     "kepler/_lib/__init__.py", "kepler/_lib/_kepler_cpu.so"):
+                     "kepler/_lib/__init__.py", "kepler/_lib/_kepler_cpu.py",
+                     "kepler/_lib/libkepler_cpu.so"):
       self.assertIn(required, names)
     self.assertFalse([n for n in names if "cuda" in n.split("/")[0]], "no CUDA in the main wheel")
 
@@ -103,7 +121,8 @@ class WheelTest(absltest.TestCase):
     tops = {n.split("/")[0] for n in self.wheels[self.plugin].namelist()}
     self.assertEqual(tops - {self._dist_info(self.plugin)}, {"kepler_jax_cuda_plugin"})
     names = set(self.wheels[self.plugin].namelist())
-    self.assertIn("kepler_jax_cuda_plugin/_kepler_cuda.so", names)
+    self.assertIn("kepler_jax_cuda_plugin/_kepler_cuda.py", names)
+    self.assertIn("kepler_jax_cuda_plugin/libkepler_cuda.so", names)
     self.assertIn(f'__version__ = "{self.version}"',
                   self.wheels[self.plugin].read("kepler_jax_cuda_plugin/_version.py").decode())
     meta = self._metadata(self.plugin)

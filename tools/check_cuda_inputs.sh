@@ -26,16 +26,18 @@ status=0
 for target in "x86_64:" "aarch64:--config=linux_aarch64"; do
   arch=${target%%:*}
   flags=(--config=cuda ${target#*:})
-  actions=$(bazel aquery "${flags[@]}" --output=text 'deps(//jaxlib_ext/cuda:_kepler_cuda)' 2>&1) || {
+  actions=$(bazel aquery "${flags[@]}" --output=text 'deps(//jaxlib_ext/cuda:libkepler_cuda.so)' 2>&1) || {
     echo "$actions" | tail -20 >&2
     exit 1
   }
   # The nvcc actions, each command line joined into one line.
   compile_lines=$(bazel aquery "${flags[@]}" --output=text \
-    'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:_kepler_cuda))' 2>/dev/null |
+    'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:libkepler_cuda.so))' 2>/dev/null |
     sed 's/ \\$//' | tr '\n' ' ' | sed 's/action /\n/g' | grep "CudaCompile" || true)
   compiles=$(grep -c . <<<"$compile_lines" || true)
-  nvccs=$(grep -o '(exec [^ ]*' <<<"$compile_lines" | sed 's/(exec //' | sort -u)
+  # (each runs nvcc through a shell that keeps ptxas's report: every path
+  # ending in bin/nvcc that the command lines name)
+  nvccs=$(grep -o "[^ ']*bin/nvcc\b" <<<"$compile_lines" | sort -u)
   ccbins=$(grep -o -- '-ccbin *[^ ]*' <<<"$compile_lines" | sed 's/-ccbin *//' | sort -u)
   echo "check_cuda_inputs: $arch: $compiles nvcc actions; nvcc: $nvccs; host compiler: $ccbins"
   if [ "$compiles" -lt 1 ] || [ "$nvccs" != "external/local_cuda/cuda/bin/nvcc" ]; then

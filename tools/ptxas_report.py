@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""ptxas's resource report of every CUDA kernel, compiled as the build does.
+"""ptxas's resource report of every CUDA kernel, as the build compiled it.
 
-Runs without a GPU, after `bazel build --config=cuda //...` (tools/test_all.sh's
-CUDA leg): reads each nvcc action of the CUDA module from
-`bazel aquery --config=cuda` (x86-64), runs it again in Bazel's execution
-root with `-Xptxas=-v` into a scratch folder (the build's outputs are not
-touched), and prints per kernel and architecture the registers per thread,
+Runs without a GPU (tools/test_all.sh's CUDA leg, after `bazel build
+--config=cuda //...`): builds the CUDA module (x86-64; nothing to do when it is
+built), reads the report ptxas wrote for each nvcc action of the module
+(`-Xptxas=-v`: the cuda_library rule keeps it beside the object,
+third_party/rules_cuda/cuda/defs.bzl; the actions from `bazel aquery
+--config=cuda`), and prints per kernel and architecture the registers per thread,
 the cumulative stack, the kernel's own spills and the largest spill of any
 device function it calls (ptxas reports a function it did not inline once,
 after the first kernel of its source that calls it: a later kernel calling
@@ -20,25 +21,24 @@ from the commit in which those kernels first meet the limits.
 
   python3 tools/ptxas_report.py [--enforce] [--all-archs] [--bazel BAZEL]
 
-By default only sm_90 (H100, H200) is compiled, the architecture the GPU
-targets are measured on; --all-archs compiles the build's whole -gencode list.
+By default only sm_90 (H100, H200) is printed, the architecture the GPU
+targets are measured on; --all-archs prints every architecture the build
+compiles.
 """
 
 import argparse
-import concurrent.futures
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 MAX_REGISTERS = 128
 MAX_STACK = 1024
 MAX_SPILL = 64
 LIMITED = re.compile(r"jaxext::(limb_dark|transit)::")
-QUERY = 'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:_kepler_cuda))'
+QUERY = 'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:libkepler_cuda.so))'
 
 ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\d+)'")
 PROPERTIES = re.compile(r"Function properties for (\S+)")
@@ -97,19 +97,13 @@ def parse(text):
   return kernels
 
 
-def compile_action(arguments, root, scratch, all_archs):
-  """Runs one nvcc action with -Xptxas=-v; returns its output."""
-  args = list(arguments)
-  out = args.index("-o")
-  args[out + 1] = os.path.join(scratch, os.path.basename(args[-1]) + ".o")
-  if not all_archs:
-    args = [a for a in args if not a.startswith("-gencode=")]
-    args.insert(1, "-gencode=arch=compute_90,code=sm_90")
-  args.insert(1, "-Xptxas=-v")
-  run = subprocess.run(args, cwd=root, capture_output=True, text=True)
-  if run.returncode != 0:
-    sys.exit(f"ptxas_report: {args[-1]} did not compile:\n{run.stderr[-3000:]}")
-  return run.stdout + run.stderr
+def report_of(arguments, root):
+  """The text of the ptxas report that one nvcc action wrote."""
+  paths = [a for a in arguments if a.endswith(".ptxas.txt")]
+  if len(paths) != 1:
+    sys.exit(f"ptxas_report: an nvcc action names no single report: {arguments[-1]}")
+  with open(os.path.join(root, paths[0]), encoding="utf-8", errors="replace") as f:
+    return f.read()
 
 
 def main():
@@ -120,19 +114,21 @@ def main():
   options = parser.parse_args()
   os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
   root = bazel_lines(options.bazel, "info", "--config=cuda", "execution_root").strip()
+  subprocess.run([options.bazel, "build", "--config=cuda", "//jaxlib_ext/cuda:libkepler_cuda.so"],
+                 check=True)
   actions = json.loads(bazel_lines(options.bazel, "aquery", "--config=cuda",
                                    "--output=jsonproto", QUERY)).get("actions", [])
   if not actions:
     sys.exit("ptxas_report: no nvcc action found (bazel aquery --config=cuda)")
   print(f"ptxas_report: {len(actions)} kernels' sources, "
         f"{'the build architectures' if options.all_archs else 'sm_90'}, ptxas -v")
-  with tempfile.TemporaryDirectory() as scratch:
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-      outputs = list(pool.map(
-          lambda a: compile_action(a["arguments"], root, scratch, options.all_archs), actions))
   kernels = {}
-  for text in outputs:
-    kernels.update(parse(text))
+  for action in actions:
+    kernels.update(parse(report_of(action["arguments"], root)))
+  if not options.all_archs:
+    kernels = {key: k for key, k in kernels.items() if key[1] == "sm_90"}
+  if not kernels:
+    sys.exit("ptxas_report: the reports name no kernel")
   names = demangle(sorted({n for n, _ in kernels} |
                           {f for k in kernels.values() for f in k["functions"]}))
   over = 0

@@ -27,17 +27,12 @@ bazel_python() {
   sed -n 's/^PYTHON_INTERPRETER = "\(.*\)"$/\1/p' "$(bazel info output_base)/external/kepler_python/defs.bzl"
 }
 
-# The release matrix (tools/build_wheels.sh; the README's install table): the
-# CPU wheel for each of these Pythons, for x86-64 and, those of
-# AARCH64_PYTHONS, aarch64 Linux (cross-compiled), and for those of
-# CUDA_PLUGIN_PYTHONS the CUDA plugin for the same architectures (the pinned
-# toolkit, third_party/cuda). SID_PYTHONS run only in the sid root
+# The Pythons the release's wheels are tested with (tools/wheel_legs.py; the
+# README's install table). The wheels themselves are one per architecture
+# and serve every Python from kepler/_version.py's PYTHON_MIN on
+# (tools/build_wheels.sh). SID_PYTHONS run only in the sid root
 # (tools/sid/run; tools/sid/make-root.sh installs them, reading SID_PYTHONS's
 # line, so keep it one line in double quotes): sid's glibc is newer than the
-# host's. The docs name these lists rather than repeat them; the README's
-# wheel table states them once.
+# host's. The docs name these lists rather than repeat them.
 HOST_PYTHONS="3.11 3.12 3.13"
 SID_PYTHONS="3.14 3.15"
-AARCH64_PYTHONS="3.11 3.12 3.13 3.14 3.15"
-CUDA_PLUGIN_PYTHONS="3.12 3.13 3.14 3.15"  # as jax's own CUDA 13 plugin
-

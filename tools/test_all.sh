@@ -2,13 +2,14 @@
 # Every test, as CI runs it, the way jax tests its matrix: the full `bazel
 # test //...` for the default Python (Bazel 4.2.3, WORKSPACE) and for Bazel
 # 7.7.1 (bzlmod); for every Python of the release, its wheels built by
-# tools/build_wheels.sh and the Python tests run against them in fresh
+# tools/build_wheels.sh (one per architecture) and the Python tests run against them in fresh
 # virtualenvs next to a pip-installed jax (SID_PYTHONS in the sid root);
 # the aarch64 build under qemu (tools/arm64/test.sh);
 # every C++ test under AddressSanitizer and UndefinedBehaviorSanitizer;
 # the CUDA build (compile only), the GPU check's dry run on the CPU, the
 # old-glibc run, the embedding workspace,
-# buildifier, and the byte-for-byte reproducibility of the wheels.
+# buildifier, and the byte-for-byte reproducibility of the wheels (Bazel
+# 7.7.1's build against the release's, Bazel 4.2.3's).
 #
 # Every leg runs even when an earlier one fails. The log ends with each leg's
 # duration and status, each failed leg's log file, the count of Bazel test
@@ -103,8 +104,7 @@ gpu_check_leg() {  # tools/gpu_check.py end to end on the CPU, so that it cannot
     # gpu_test only: the other GPU files run on the CPU in the wheel legs.
     KEPLER_CHECK_PLATFORM=cpu KEPLER_CHECK_TESTS=gpu_test KEPLER_CHECK_PYTHON="$venv/bin/python" \
       KEPLER_CHECK_OUT="$logs/gpu_check" python3 tools/gpu_check.py \
-      "$dist"/kepler_jax-*-cp${DEFAULT_PYTHON/./}-*_x86_64.whl \
-      "$dist"/kepler_jax_cuda*_plugin-*-cp${DEFAULT_PYTHON/./}-*_x86_64.whl
+      "$dist"/kepler_jax-*-py3-none-*_x86_64.whl "$dist"/kepler_jax_cuda*_plugin-*-py3-none-*_x86_64.whl
 }
 
 old_glibc_leg() {  # both wheels' modules
@@ -116,21 +116,23 @@ leg "Python $DEFAULT_PYTHON: bazel test //... (Bazel 4.2.3, WORKSPACE)" default_
 leg "sanitizers: every C++ test under ASan + UBSan (handlers driven on adversarial calls)" \
   sanitize_leg
 leg "CUDA: bazel build --config=cuda //... (compile only, no GPU here)" cuda_leg
-leg "release: tools/build_wheels.sh (every Python's wheels, wheel_test each)" \
+leg "release: tools/build_wheels.sh (the wheels of each architecture, wheel_test each)" \
   bash tools/build_wheels.sh "$dist"
 leg "wheels in fresh virtualenvs: $host_wheel_legs" python3 tools/wheel_legs.py "$dist" $host_wheel_legs
 leg "wheels in fresh virtualenvs in the sid root: $sid_wheel_legs" \
   env SID_BINDS="$dist" tools/sid/run python3 tools/wheel_legs.py "$dist" $sid_wheel_legs
 leg "GPU check, dry run on the CPU (tools/gpu_check.py, KEPLER_CHECK_PLATFORM=cpu): not a GPU result" \
   gpu_check_leg
-leg "aarch64 under qemu: C++ tests with SVE on and off, the cp313 wheel next to jax" \
+leg "aarch64 under qemu: C++ tests with SVE on and off, the wheels next to jax (Python 3.13)" \
   bash tools/arm64/test.sh "$dist"
 leg "old glibc: the hermetic build runs in Debian bullseye (glibc 2.31)" old_glibc_leg
 leg "embedding workspace (tests/embedding): bazel test //..." \
   bash -c 'cd tests/embedding && bazel test //...'
-leg "bzlmod: Bazel 7.7.1 --noenable_workspace, and tests/embedding_bzlmod" tools/sid/test_bzlmod.sh
-leg "reproducible wheels: a clean build equals the release's cp312 wheels" \
+# Bazel 7.7.1 in the sid root: its clean build of the wheels first, which
+# the bzlmod leg's build then reuses.
+leg "reproducible wheels: Bazel 7.7.1's clean build equals the release's x86-64 wheels" \
   tools/check_reproducible_wheel.sh "$dist"
+leg "bzlmod: Bazel 7.7.1 --noenable_workspace, and tests/embedding_bzlmod" tools/sid/test_bzlmod.sh
 
 printf '\n=== summary\n'
 echo "  time    status  leg"

@@ -4,13 +4,15 @@
     python3 tools/wheel_legs.py WHEEL_DIR LEG...
 
 WHEEL_DIR holds the wheels (tools/build_wheels.sh writes them). LEG is
-PYTHON:JAX[:MODE], e.g. 3.12:0.6.0: the cpPYTHON wheel from WHEEL_DIR with
+PYTHON:JAX[:MODE], e.g. 3.12:0.6.0: the wheel from WHEEL_DIR (py3-none: one
+for every Python) with
 jax==JAX and jaxlib==JAX in a virtualenv of that Python (found as Bazel's
 repository rule finds it: pyenv, then pythonX.Y on PATH; for SID_PYTHONS of
 tools/setup.sh run this in the sid root, tools/sid/run). MODE is
   tests (default): tools/wheel_tests.py with the files tests/test_table.bzl
     marks `wheel`, each with jax_enable_x64 on and off where its row says so;
-    where WHEEL_DIR has that Python's CUDA plugin wheel, it is installed too
+    where WHEEL_DIR has the CUDA plugin wheel and PYTHON is one it supports
+    (kepler/_version.py's CUDA_PYTHON_MIN on), it is installed too
     (no GPU here: CPU use must be unaffected, and installed_plugin_test checks
     what GPU use says); the test packages pinned as that Python's Bazel lock
     pins them;
@@ -33,6 +35,7 @@ import concurrent.futures
 import glob
 import os
 import platform
+import runpy
 import shutil
 import subprocess
 import sys
@@ -82,10 +85,14 @@ def find_python(version):
   return max(candidates, key=key) if candidates else None
 
 
-def wheel_of(wheel_dir, tag, plugin=False):
+def wheel_of(wheel_dir, plugin=False):
   pattern = "kepler_jax_cuda*_plugin-" if plugin else "kepler_jax-"
-  found = sorted(glob.glob(f"{wheel_dir}/{pattern}*-{tag}-*_{platform.machine()}.whl"))
+  found = sorted(glob.glob(f"{wheel_dir}/{pattern}*-py3-none-*_{platform.machine()}.whl"))
   return found[0] if found else None
+
+
+def version_tuple(text):
+  return tuple(int(x) for x in text.split("."))
 
 
 def pip(python, *args):
@@ -136,10 +143,9 @@ def clash_leg(python, wheel):
 def run_leg(wheel_dir, leg):
   """One leg, its output on stdout: True when it passed."""
   py_version, jax_version, mode = (leg.split(":") + ["tests"])[:3]
-  tag = "cp" + py_version.replace(".", "")
-  wheel = wheel_of(wheel_dir, tag)
+  wheel = wheel_of(wheel_dir)
   if not wheel:
-    print(f"no {tag} wheel in {wheel_dir}")
+    print(f"no py3-none {platform.machine()} wheel in {wheel_dir}")
     return False
   python = find_python(py_version)
   if not python:
@@ -150,13 +156,18 @@ def run_leg(wheel_dir, leg):
   with tempfile.TemporaryDirectory(prefix="kepler_wheel_leg.") as work:
     venv = os.path.join(work, "venv")
     if mode in ("tests", "smoke"):
-      plugin = wheel_of(wheel_dir, tag, plugin=True)
+      cuda_python_min = runpy.run_path(f"{REPO}/kepler/_version.py")["CUDA_PYTHON_MIN"]
+      plugin = (wheel_of(wheel_dir, plugin=True)
+                if version_tuple(py_version) >= version_tuple(cuda_python_min) else None)
       if plugin:
         print(f"leg: with the CUDA plugin {os.path.basename(plugin)}", flush=True)
       lock = f"{REPO}/tools/requirements/requirements_lock_{py_version.replace('.', '_')}.txt"
       args = ["--python", python, "--wheel", wheel, *["--wheel", plugin] * bool(plugin),
               *[a for r in jax + wheel_tests.pinned(lock, TEST_PACKAGES) for a in ("--requirement", r)],
-              "--work", work, *["--select", "arm64"] * (mode == "smoke")]
+              "--work", work, *["--select", "arm64"] * (mode == "smoke"),
+              # The full leg runs its files two at a time: it is the longest
+              # leg, and the others are done long before it.
+              *["--jobs", "2"] * (mode == "tests")]
       return wheel_tests.main(args) == 0
     if mode == "refused":
       python = wheel_tests.install_venv(python, venv, [], jax)

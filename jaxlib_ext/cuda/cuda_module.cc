@@ -1,12 +1,13 @@
-// _kepler_cuda: hands XLA every op's CUDA handler capsule (the list:
-// jaxlib_ext/ffi_targets.h, from ops.bzl's OPS), says which CUDA toolkit
-// built them and whether this machine can run them; nothing else. It
-// includes no op's header.
+// libkepler_cuda.so: every op's CUDA handler (the list:
+// jaxlib_ext/ffi_targets.h, from ops.bzl's OPS), which CUDA toolkit built
+// them and whether this machine can run them, behind a C interface that
+// kepler_jax_cuda_plugin/_kepler_cuda.py reads with ctypes (one build for
+// every Python); nothing else. It includes no op's header.
 #include <cuda_runtime_api.h>
-#include <pybind11/pybind11.h>
 
 #include <string>
 
+#include "jaxlib_ext/c_module.h"
 #include "jaxlib_ext/ffi_targets.h"
 
 namespace {
@@ -41,21 +42,31 @@ std::string DeviceProblem() {
          cudaGetErrorString(status);
 }
 
+#define JAXEXT_ENTRY_(op, target, Handler) {op, target, &Handler##Cuda},
+constexpr jaxext::ModuleTarget kTargets[] = {JAXEXT_FFI_TARGETS(JAXEXT_ENTRY_)};
+#undef JAXEXT_ENTRY_
+
 }  // namespace
 
-PYBIND11_MODULE(_kepler_cuda, m) {
-  m.def(
-      "registrations",
-      []() {
-        pybind11::dict targets;
-#define JAXEXT_REGISTER_(op, target, Handler) \
-  targets[target] = pybind11::capsule(reinterpret_cast<void*>(&Handler##Cuda));
-        JAXEXT_FFI_TARGETS(JAXEXT_REGISTER_)
-#undef JAXEXT_REGISTER_
-        return targets;
-      },
-      "{FFI target name: CUDA handler capsule} of every op.");
-  m.def("device_problem", &DeviceProblem,
-        "'' when a GPU can run the kernels here, else what is missing (driver, GPU).");
-  m.attr("cuda_version") = JAXEXT_CUDA_VERSION;
+// The CUDA handler (an XLA_FFI_Handler*) of the FFI target named `target`;
+// null for a name that is no op's.
+JAXEXT_C_EXPORT void* kepler_cuda_handler(const char* target) {
+  return jaxext::HandlerNamed(kTargets, target);
+}
+
+// "" when a GPU can run the kernels here, else what is missing (driver, GPU).
+// The text lives until the calling thread's next call.
+JAXEXT_C_EXPORT const char* kepler_cuda_device_problem() {
+  static thread_local std::string problem;
+  problem = DeviceProblem();
+  return problem.c_str();
+}
+
+// What the module holds, as JSON: {"targets": {op: FFI target name},
+// "cuda_version": the CUDA toolkit the kernels are built with, e.g. "13.0"}.
+JAXEXT_C_EXPORT const char* kepler_cuda_manifest() {
+  static const std::string* manifest =
+      new std::string("{\"targets\": " + jaxext::TargetsJson(kTargets) + ", \"cuda_version\": " +
+                      jaxext::JsonString(JAXEXT_CUDA_VERSION) + "}");
+  return manifest->c_str();
 }

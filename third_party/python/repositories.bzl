@@ -134,7 +134,6 @@ cc_library(
 _PYTHON_DEFS = """\
 # Generated: the Python that HERMETIC_PYTHON_VERSION selected.
 PYTHON_VERSION = "{version}"
-PYTHON_TAG = "cp{tag}"
 PYTHON_INTERPRETER = "{interpreter}"
 """
 
@@ -161,7 +160,7 @@ def _hermetic_python_impl(rctx):
     if not found:
         rctx.file("platinclude/README", "No platform-specific headers for this interpreter.\n")
     rctx.file("BUILD.bazel", _PYTHON_BUILD.format(interpreter = interpreter))
-    rctx.file("defs.bzl", _PYTHON_DEFS.format(version = version, tag = version.replace(".", ""), interpreter = interpreter))
+    rctx.file("defs.bzl", _PYTHON_DEFS.format(version = version, interpreter = interpreter))
     rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
 
 hermetic_python = repository_rule(

@@ -6,7 +6,7 @@
 #      run on an emulated CPU with SVE and on one without: every variant the
 #      CPU has is checked, SVE is skipped (not passed) without it; and of
 #      every op's CPU handler as XLA calls it, on the CPU without SVE;
-#   2. the cp313 aarch64 wheels from DIST (kepler-jax and its CUDA plugin) in
+#   2. the aarch64 wheels from DIST (kepler-jax and its CUDA plugin) in
 #      a fresh virtualenv of the root's Python 3.13, next to the aarch64 jax
 #      and the test packages that
 #      tools/requirements/requirements_lock_3_13.txt pins: the Python tests
@@ -78,13 +78,14 @@ done
 # the root's interpreter under qemu (pip in the root takes the aarch64 wheels
 # of jax and the pins from PyPI, binary wheels only).
 shopt -s nullglob
-wheels=("$dist"/kepler_jax-*-cp313-cp313-manylinux_*_aarch64.whl
-  "$dist"/kepler_jax_cuda*_plugin-*-cp313-cp313-manylinux_*_aarch64.whl)
+wheels=("$dist"/kepler_jax-*-py3-none-manylinux_*_aarch64.whl
+  "$dist"/kepler_jax_cuda*_plugin-*-py3-none-manylinux_*_aarch64.whl)
 shopt -u nullglob
-[ ${#wheels[@]} -eq 2 ] || { echo "arm64: expected the cp313 aarch64 wheel and plugin wheel in $dist, found: ${wheels[*]}" >&2; exit 1; }
+[ ${#wheels[@]} -eq 2 ] || { echo "arm64: expected the aarch64 wheel and plugin wheel in $dist, found: ${wheels[*]}" >&2; exit 1; }
 mkdir -p "$work/wheels"
 cp "${wheels[@]}" "$work/wheels/"
-args=(--python python3 --select arm64 --x64 1 --work "$work/w" --pip-arg=--only-binary=:all:)
+# Two test files at a time: each emulated interpreter runs on one core.
+args=(--python python3 --select arm64 --x64 1 --jobs 2 --work "$work/w" --pip-arg=--only-binary=:all:)
 for wheel in "$work"/wheels/*.whl; do args+=(--wheel "$wheel"); done
 for pin in $(grep -E '^(jax|jaxlib|numpy|scipy|ml-dtypes|opt-einsum|mpmath|absl-py)==' \
   tools/requirements/requirements_lock_3_13.txt | sed 's/ .*//'); do args+=(--requirement "$pin"); done

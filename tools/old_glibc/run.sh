@@ -61,7 +61,7 @@ fi
 echo "old_glibc: control (host g++) refused as expected: $(head -1 "$work/control.log")"
 
 # The dynamic loader of the root resolves every library and symbol version
-# the wheels' modules need (their Python symbols are left to the interpreter).
+# the wheels' modules need.
 for module in $(cd "$work" && find wheels -name '*.so'); do
   in_root /usr/bin/ldd "./$module" >"$work/ldd.log" 2>&1 || true
   if grep -q "not found" "$work/ldd.log"; then

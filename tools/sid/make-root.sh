@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds an isolated Debian sid root for tools/sid/run: Bazel 7.7.1 (bzlmod) and the
-# Pythons that only sid packages (SID_PYTHONS of tools/setup.sh, the release matrix,
-# with pip from python3-pip, which every python3.X of Debian shares). The host stays
+# Pythons that only sid packages (SID_PYTHONS of tools/setup.sh, which the wheels are
+# tested with, with pip from python3-pip, which every python3.X of Debian shares). The host stays
 # Debian 12: only mmdebstrap and bubblewrap (its own packages) are installed on it.
 # The comments say why each step is there.
 #
@@ -20,7 +20,7 @@ if [ -z "$SID_PYTHONS" ]; then
 fi
 pythons=""
 for v in $SID_PYTHONS; do
-  pythons+=",python$v-dev,python$v-venv,libpython$v-dev:arm64"
+  pythons+=",python$v-dev,python$v-venv"
 done
 MIRROR="deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main"
 
@@ -32,9 +32,7 @@ fi
 
 # 1) rootfs (~675 MB download, ~45 s, ~1.6 GB on disk)
 #    Check-Valid-Until=false: the mirror is a snapshot whose sid Release file is past Valid-Until.
-#    arm64 as a second architecture: the aarch64 headers of SID_PYTHONS
-#    (their pyconfig.h) for the cross-compiled aarch64 wheels.
-mmdebstrap --variant=apt --architectures=amd64,arm64 \
+mmdebstrap --variant=apt --architectures=amd64 \
   --aptopt='Acquire::Check-Valid-Until "false"' \
   --aptopt='Apt::Install-Recommends "false"' \
   --include="bazel-bootstrap,build-essential,python3,bazel-rules-shell,ca-certificates,python3-pip$pythons" \

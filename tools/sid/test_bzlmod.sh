@@ -2,7 +2,7 @@
 # bzlmod with Bazel 7.7.1 (Debian sid's, in an isolated root: tools/sid/):
 #   1. this repository with MODULE.bazel alone: bazel build --config=bzlmod
 #      //... builds every target, and BZLMOD_TESTS run: the C++ tests, one
-#      Python test file per op through its extension module, and the files
+#      Python test file per op through the compiled module, and the files
 #      that read the runfiles, the wheel and the installed layout (what
 #      bzlmod changes is the repositories and runfiles; the default leg runs
 #      every test file on the same sources with the same compilers)
@@ -12,7 +12,8 @@
 #   3. the source tree is left as it was (Bazel 7 can write an empty
 #      __init__.py through a runfiles symlink into kepler/: tests/BUILD.bazel,
 #      tests/embedding_bzlmod/.bazelrc).
-# The first run makes the root (about 1 minute, ~700 MB from Debian's archive).
+# It reuses the build of tools/check_reproducible_wheel.sh where that ran first
+# (tools/test_all.sh). The first run makes the root (about 1 minute, ~700 MB from Debian's archive).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 before=$(git status --porcelain --untracked-files=no)

@@ -4,8 +4,10 @@ Called by the `kepler_wheel` rule (tools/wheel/wheel.bzl) with files that
 list `path-in-wheel<TAB>file-on-disk` lines: one for the main wheel
 (kepler-jax) and, in CUDA builds, one for the CUDA plugin wheel
 (kepler-jax-cuda13-plugin, same version). Versions, the supported jax range and
-the CUDA extra's name come from kepler/_version.py. The platform tag is derived from
-the extension modules themselves: the oldest manylinux policy in auditwheel's own table that
+the CUDA extra's name and the oldest Pythons come from kepler/_version.py. The
+compiled modules use no Python C API (ctypes reads them), so each wheel serves
+every Python from its Requires-Python on: its tag is py3-none-<platform>. The
+platform tag is derived from the shared objects themselves: the oldest manylinux policy in auditwheel's own table that
 allows every library and symbol version they need, which is what
 `auditwheel show` reports.
 """
@@ -25,14 +27,16 @@ from elftools.elf.elffile import ELFFile
 # Zip entries carry this timestamp (the earliest a zip can hold), never mtimes.
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 ELF_MACHINES = {"EM_X86_64": "x86_64", "EM_AARCH64": "aarch64"}
-SUMMARY = "Kepler's equation as a native JAX op (XLA FFI, CPU and CUDA)"
+SUMMARY = "Kepler orbits and transit light curves as native JAX ops (XLA FFI, CPU and CUDA)"
 
 
 def read_version_file(version_py):
-  """The names kepler/_version.py assigns: __version__, JAX_MIN, JAX_BELOW, CUDA_EXTRA."""
+  """The names kepler/_version.py assigns: __version__, JAX_MIN, JAX_BELOW, CUDA_EXTRA,
+  PYTHON_MIN, CUDA_PYTHON_MIN."""
   text = open(version_py, encoding="utf-8").read()
   found = dict(re.findall(r'^(\w+) = "([^"]+)"$', text, re.M))
-  for name in ("__version__", "JAX_MIN", "JAX_BELOW", "CUDA_EXTRA"):
+  for name in ("__version__", "JAX_MIN", "JAX_BELOW", "CUDA_EXTRA", "PYTHON_MIN",
+               "CUDA_PYTHON_MIN"):
     if name not in found:
       raise SystemExit(f"{version_py} does not assign {name} = \"...\"")
   if "+" in found["__version__"]:
@@ -141,7 +145,6 @@ def main():
   parser.add_argument("--cuda_version", default="", help="the CUDA toolkit, e.g. 13.0")
   parser.add_argument("--version_file", required=True)
   parser.add_argument("--license", required=True)
-  parser.add_argument("--python_tag", required=True)
   parser.add_argument("--site_hook", default="",
                       help="a module of the main wheel (path in the wheel) that is also "
                       "installed as a top-level module with a .pth file that calls its "
@@ -153,28 +156,25 @@ def main():
   version = facts["__version__"]
   extra = facts["CUDA_EXTRA"]
   jax_range = f">={facts['JAX_MIN']},<{facts['JAX_BELOW']}"
-  py_version = args.python_tag[2] + "." + args.python_tag[3:]
   plugin_dist = f"kepler-jax-{extra}-plugin"
 
-  def common(dist_name, requires):
+  def common(dist_name, python_min, requires):
     return [
         "Metadata-Version: 2.1",
         f"Name: {dist_name}",
         f"Version: {version}",
         f"Summary: {SUMMARY}",
         "License: Apache-2.0",
-        f"Requires-Python: =={py_version}.*",
+        f"Requires-Python: >={python_min}",
     ] + [f"Requires-Dist: {r}" for r in requires]
 
   def tag_of(files):
-    plat = platform_tag([s for d, s in files.items() if d.endswith(".so")])
-    abi = args.python_tag if plat != "any" else "none"
-    return f"{args.python_tag}-{abi}-{plat}"
+    return "py3-none-" + platform_tag([s for d, s in files.items() if d.endswith(".so")])
 
   # The main wheel: the kepler package. Its extra (kepler-jax[cuda13]) pulls
   # the plugin of the same version and jax's own CUDA plugin.
   files = _read_manifest(args.manifest)
-  metadata = common("kepler-jax", [f"jax{jax_range}", f"jaxlib{jax_range}", "numpy"]) + [
+  metadata = common("kepler-jax", facts["PYTHON_MIN"], [f"jax{jax_range}", f"jaxlib{jax_range}", "numpy"]) + [
       f"Provides-Extra: {extra}",
       f'Requires-Dist: {plugin_dist}=={version}; extra == "{extra}"',
       f'Requires-Dist: jax[{extra}]{jax_range}; extra == "{extra}"',
@@ -199,7 +199,7 @@ def main():
     # driver for 13.0 or newer, running the kernels' SASS (sm_80, sm_90);
     # only JIT-compiling their PTX for a newer GPU needs a driver as new as
     # the toolkit.
-    metadata = common(plugin_dist, [f"kepler-jax=={version}"]) + [
+    metadata = common(plugin_dist, facts["CUDA_PYTHON_MIN"], [f"kepler-jax=={version}"]) + [
         f"Requires-External: cuda-driver (>={major}.0)",
     ]
     write_wheel(args.out_dir, plugin_dist.replace("-", "_"), version, tag_of(files), files,

@@ -34,7 +34,6 @@ def _kepler_wheel_impl(ctx):
     args.add("--manifest", manifest)
     args.add("--version_file", ctx.file.version_file)
     args.add("--license", ctx.file.license)
-    args.add("--python_tag", ctx.attr.python_tag)
     if ctx.attr.site_hook:
         args.add("--site_hook", ctx.attr.site_hook)
     inputs = [manifest, ctx.file.version_file, ctx.file.license] + packaged
@@ -74,7 +73,6 @@ kepler-jax-cuda13-plugin wheel of the same version, named with their real tags."
         "cuda_version": attr.string(doc = "The CUDA toolkit the plugin is built with, e.g. 13.0."),
         "version_file": attr.label(allow_single_file = True, doc = "kepler/_version.py: version, jax range, CUDA extra."),
         "license": attr.label(allow_single_file = True, doc = "Shipped in each wheel's .dist-info."),
-        "python_tag": attr.string(),
         "site_hook": attr.string(doc = "A module of the main wheel (its path in the wheel) also installed at the top level with a .pth file that runs its install_import_guard() at start-up (kepler/_ownership.py)."),
         "_builder": attr.label(
             default = Label("//tools/wheel:build_wheel"),

@@ -8,12 +8,35 @@ code of a .cu file is compiled for the target CPU by the same compiler as the
 rest: zig's clang for the wheels (x86-64 or aarch64, glibc 2.17), gcc or
 clang with --config=hostcc. The objects are archived with the toolchain's ar,
 so any cc_library or cc_binary can depend on the result.
+
+Each compile also writes ptxas's resource report of the source (`-Xptxas=-v`:
+registers, stack and spills of every kernel and device function, for every
+architecture compiled) next to its object, `_objs/<name>/<source>.ptxas.txt`,
+in the output group `ptxas_reports`; tools/ptxas_report.py reads them. The
+code compiled is the same with it; the cubins' notes record `-v` among
+ptxas's options.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load(":toolkit.bzl", "CudaToolkitInfo")
 
 _FlagInfo = provider(fields = ["value"])
+
+# Runs nvcc ($1) with ptxas's report into $2, the rest of the arguments after
+# them: the report stays in its file; nvcc's and the host compiler's warnings
+# still reach the build's output, and on failure everything does.
+_NVCC_WITH_REPORT = """
+nvcc=$1
+report=$2
+shift 2
+if "$nvcc" -Xptxas=-v "$@" >"$report" 2>&1; then
+  grep -i warning "$report" >&2 || true
+else
+  status=$?
+  cat "$report" >&2
+  exit $status
+fi
+"""
 
 def _flag_impl(ctx):
     return [_FlagInfo(value = ctx.build_setting_value)]
@@ -83,8 +106,10 @@ def _cuda_library_impl(ctx):
         transitive = [deps_ctx.headers, cc_toolchain.all_files, toolkit.files],
     )
     objects = []
+    reports = []
     for src in sources:
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
+        report = ctx.actions.declare_file("_objs/%s/%s.ptxas.txt" % (ctx.label.name, src.basename[:-len(".cu")]))
         args = ctx.actions.args()
         args.add_all(host_flags)
 
@@ -100,16 +125,17 @@ def _cuda_library_impl(ctx):
         args.add_all(deps_ctx.system_includes.to_list(), before_each = "-isystem")
         args.add("-o", obj)
         args.add(src)
-        ctx.actions.run(
-            executable = toolkit.nvcc,
-            arguments = [args],
+        ctx.actions.run_shell(
+            command = _NVCC_WITH_REPORT,
+            arguments = [toolkit.nvcc.path, report.path, args],
             inputs = depset([src], transitive = [inputs]),
-            outputs = [obj],
+            outputs = [obj, report],
             mnemonic = "CudaCompile",
             progress_message = "Compiling %s with nvcc %s" % (src.short_path, toolkit.version),
             use_default_shell_env = True,
         )
         objects.append(obj)
+        reports.append(report)
 
     archive = ctx.actions.declare_file("lib%s.pic.a" % ctx.label.name)
     ar_args = ctx.actions.args()
@@ -142,6 +168,7 @@ def _cuda_library_impl(ctx):
     own = CcInfo(compilation_context = compilation_context, linking_context = linking_context)
     return [
         DefaultInfo(files = depset([archive])),
+        OutputGroupInfo(ptxas_reports = depset(reports)),
         cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = [deps]),
     ]
 
