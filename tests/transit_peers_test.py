@@ -1,6 +1,6 @@
 """Agreement of kepler.transit with jaxoplanet 0.2 (the transit light curve
 and the star's radial velocity) and batman 2.5 (the transit light curve, with
-and without exposures) on the same parameters: the conventions
+and without exposures, and the secondary eclipse) on the same parameters: the conventions
 (docs/transit_model.md) carry over.
 
 Both are benchmark-only packages locked for Python 3.12
@@ -132,6 +132,42 @@ class BatmanTest(absltest.TestCase):
                                  ecc=p["ecc"], omega=p["omega"], u=U, exposure_time=exposure)
       theirs = _batman(p, a, t, "quadratic", U, exposure=exposure, samples=2001)
       np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-5)
+
+  def test_secondary_eclipse(self):
+    """batman's secondary eclipse (the uniform disks' exact overlap, its
+    flux 1 + fp out of eclipse) against ours with the planet's light alone
+    (planet_flux = fp, no phase variation): the same eclipse time from t0
+    (its get_t_secondary, our eclipse_time) and the same depth and shape,
+    up to its Kepler solver on eccentric orbits."""
+    rng = np.random.default_rng(7)
+    fp = 1e-3
+    for p in _orbits(8, 8):
+      a = 3 + 20 * rng.uniform()
+      params = batman.TransitParams()
+      params.t0, params.per, params.rp, params.a = p["t0"], p["period"], p["r"], a
+      cos_i = p["b"] * (1 + p["ecc"] * np.sin(p["omega"])) / (a * (1 - p["ecc"]**2))
+      params.inc = np.degrees(np.arccos(cos_i))
+      params.ecc, params.w = p["ecc"], np.degrees(p["omega"])
+      params.limb_dark, params.u, params.fp = "uniform", [], fp
+      probe = batman.TransitModel(params, np.zeros(1))
+      params.t_secondary = probe.get_t_secondary(params)
+      apart = float(transit.eclipse_time(p["period"], p["t0"], p["ecc"], p["omega"])) - (
+          params.t_secondary)
+      # (the same eclipse, or one of another epoch)
+      self.assertAlmostEqual(apart - p["period"] * round(apart / p["period"]), 0,
+                             delta=1e-6 * p["period"])
+      b_eclipse = p["b"] * (1 + p["ecc"] * np.sin(p["omega"])) / (1 - p["ecc"] * np.sin(p["omega"]))
+      half = (1 + p["r"]) * p["period"] * np.sqrt(1 - p["ecc"]**2) / (
+          2 * np.pi * a * (1 - p["ecc"] * np.sin(p["omega"])))
+      t = (params.t_secondary + rng.integers(-2, 3, 300) * p["period"] +
+           rng.uniform(-2, 2, 300) * half)
+      theirs = batman.TransitModel(params, t, transittype="secondary").light_curve(params) - 1
+      ours = transit.light_curve(t, period=p["period"], t0=p["t0"], a=a, b=p["b"], r=p["r"],
+                                 ecc=p["ecc"], omega=p["omega"], u=U, planet_flux=fp)
+      if b_eclipse < 1 + p["r"]:
+        self.assertTrue(np.any(theirs < fp * (1 - 1e-3)), p)
+      np.testing.assert_allclose(ours, theirs, rtol=0,
+                                 atol=1e-12 if p["ecc"] == 0 else 1e-8, err_msg=str(p))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 # radial-velocity curve (tools/demo.py -> examples/transit_rv_fit.py): MAP,
 # NUTS, a table and kepler_demo_fit.png (+ .json) at the repository root. Then
 # the example's test checks the figure and that the fit recovers the truth.
-# See docs/demo.md.
+# Then the second example, a hot Jupiter's transit, secondary eclipse and
+# phase curve (examples/phase_curve_fit.py: NUTS, a table,
+# kepler_phase_curve_fit.png + .json), and its test. See docs/demo.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
@@ -38,4 +40,8 @@ png="$OLDPWD/kepler_demo_fit.png"
 "$venv/bin/python" "$OLDPWD/tools/demo.py" "$png"
 echo "demo: checking the figure and the fit (examples/transit_rv_fit_test.py)"
 KEPLER_DEMO_PNG="$png" "$venv/bin/python" "$OLDPWD/examples/transit_rv_fit_test.py"
-echo "demo: ok in $((SECONDS - start)) s; the figure: $png"
+phase_png="$OLDPWD/kepler_phase_curve_fit.png"
+"$venv/bin/python" "$OLDPWD/examples/phase_curve_fit.py" "$phase_png"
+echo "demo: checking the phase-curve fit (examples/phase_curve_fit_test.py)"
+KEPLER_PHASE_CURVE_PNG="$phase_png" "$venv/bin/python" "$OLDPWD/examples/phase_curve_fit_test.py"
+echo "demo: ok in $((SECONDS - start)) s; the figures: $png, $phase_png"
