@@ -187,6 +187,12 @@ def _conjunction_distance(ecc, sin_w):
   return (1 - ecc * ecc) / (1 + ecc * sin_w)
 
 
+def _cos_inclination(b, a, ecc, omega):
+  """cos(i) of the impact parameter b at conjunction: b / (a rho_c), rho_c
+  the distance of _conjunction_distance."""
+  return b * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
+
+
 def _timed(t, period, t0, transit_times, timing, delayed):
   """t shifted by its epoch's timing variation, then by the light travel
   time, delayed(t, light_travel_time), for the timing arguments _timing
@@ -336,7 +342,7 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
 
   def delayed(t, delay):
     if inc is None:
-      cos_i = b_or_inc * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
+      cos_i = _cos_inclination(b_or_inc, a, ecc, omega)
     else:
       cos_i = jnp.cos(b_or_inc)
     sin_i = jnp.sqrt(jnp.maximum(1 - cos_i * cos_i, 0.0))
@@ -449,8 +455,7 @@ def impact_parameter(inc, a, ecc=0.0, omega=0.0):
   a <= 0 or ecc is outside [0, 1)."""
   inc, a, ecc, omega = map(jnp.asarray, (inc, a, ecc, omega))
   ok = (a > 0) & (ecc >= 0) & (ecc < 1)
-  return jnp.where(ok, a * jnp.cos(inc) * (1 - ecc * ecc) / (1 + ecc * jnp.sin(omega)),
-                   jnp.nan)
+  return jnp.where(ok, a * jnp.cos(inc) * _conjunction_distance(ecc, jnp.sin(omega)), jnp.nan)
 
 
 def inclination(b, a, ecc=0.0, omega=0.0):
@@ -458,7 +463,7 @@ def inclination(b, a, ecc=0.0, omega=0.0):
   parameter b at conjunction: impact_parameter's inverse. NaN where a <= 0,
   ecc is outside [0, 1), b < 0 or b beyond the orbit (cos i > 1)."""
   b, a, ecc, omega = map(jnp.asarray, (b, a, ecc, omega))
-  cos_i = b * (1 + ecc * jnp.sin(omega)) / (a * (1 - ecc * ecc))
+  cos_i = _cos_inclination(b, a, ecc, omega)
   ok = (a > 0) & (ecc >= 0) & (ecc < 1) & (b >= 0) & (cos_i <= 1)
   return jnp.where(ok, jnp.arccos(jnp.where(ok, cos_i, 0.0)), jnp.nan)
 
@@ -522,7 +527,7 @@ def transit_duration(period, a, r, b=None, inc=None, ecc=0.0, omega=0.0, *, full
   a = jnp.where(ok, a, 1.0)
   if b is not None:
     b = jnp.asarray(b)
-    cos_i = b * (1 + e * jnp.sin(omega)) / (a * (1 - e * e))
+    cos_i = _cos_inclination(b, a, e, omega)
     ok &= (b >= 0) & (cos_i <= 1)
   else:
     cos_i = jnp.cos(jnp.asarray(inc))

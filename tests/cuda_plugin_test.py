@@ -5,6 +5,8 @@
   message naming `kepler-jax[cuda13]`.
 - A plugin of another version: refused with a RuntimeWarning naming both
   versions, not registered, CPU use unaffected.
+- A plugin that does not load (its CUDA module): not used, CPU use
+  unaffected, kepler.cuda_status() says why.
 - The stand-in handler itself (jaxlib_ext/gpu_unavailable.cc), run through the
   CPU platform under a test target name: it fails with the message it was given
   and accepts any arguments and attributes.
@@ -71,6 +73,28 @@ class CudaPluginTest(absltest.TestCase):
     self.assertIn(f"kepler-jax-{_version.CUDA_EXTRA}-plugin 0.0.9", result.stderr)
     self.assertIn(f"kepler-jax {_version.__version__}", result.stderr)
     self.assertIn("CUDA None", result.stdout)
+    self.assertIn("CPU 0.84147", result.stdout)
+
+  def test_plugin_that_does_not_load_is_not_used(self):
+    # As when its CUDA module cannot be loaded here (a damaged file, a C
+    # library too old): the plugin's import fails; kepler runs on the CPU
+    # and says why in cuda_status().
+    with tempfile.TemporaryDirectory() as site:
+      os.makedirs(os.path.join(site, "kepler_jax_cuda_plugin"))
+      with open(os.path.join(site, "kepler_jax_cuda_plugin", "__init__.py"), "w") as f:
+        f.write("raise OSError('libkepler_cuda.so: invalid ELF header')\n")
+      result = _run_python("""
+          import jax.numpy as jnp
+          import kepler
+          print("CUDA", kepler.cuda_version)
+          print("STATUS", kepler.cuda_status())
+          print("CPU", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))
+          """, extra_path=site)
+    self.assertEqual(result.returncode, 0, result.stderr)
+    self.assertIn("CUDA None", result.stdout)
+    self.assertIn(f"STATUS kepler: kepler's CUDA plugin (kepler-jax-{_version.CUDA_EXTRA}-plugin) "
+                  "is installed but does not load (libkepler_cuda.so: invalid ELF header); "
+                  "reinstall it", result.stdout)
     self.assertIn("CPU 0.84147", result.stdout)
 
   def test_stand_in_handler_fails_with_its_message(self):

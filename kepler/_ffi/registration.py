@@ -21,6 +21,11 @@ PLUGIN_DIST = f"kepler-jax-{CUDA_EXTRA}-plugin"
 _INSTALL = f"pip install 'kepler-jax[{CUDA_EXTRA}]=={__version__}'"
 
 
+def _does_not_load(error):
+  return (f"kepler: kepler's CUDA plugin ({PLUGIN_DIST}) is installed but does not load "
+          f"({error}); reinstall it: {_INSTALL}")
+
+
 def _load_cuda_plugin():
   """(the plugin module, None) or (None, why it is not used)."""
   try:
@@ -29,8 +34,9 @@ def _load_cuda_plugin():
     if e.name == PLUGIN_MODULE:
       return None, (f"kepler: GPU arrays need kepler's CUDA plugin, which is not installed: "
                     f"{_INSTALL}")
-    return None, (f"kepler: kepler's CUDA plugin ({PLUGIN_DIST}) is installed but does not "
-                  f"load ({e}); reinstall it: {_INSTALL}")
+    return None, _does_not_load(e)
+  except Exception as e:  # pylint: disable=broad-except (a module that fails otherwise)
+    return None, _does_not_load(e)
   found = getattr(plugin, "__version__", "unknown")
   if found != __version__:
     message = (f"kepler: the CUDA plugin {PLUGIN_DIST} {found} does not match kepler-jax "

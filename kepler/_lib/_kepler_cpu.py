@@ -19,7 +19,11 @@ import os
 
 import jax
 
-_lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "libkepler_cpu.so"))
+_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libkepler_cpu.so")
+try:
+  _lib = ctypes.CDLL(_PATH)
+except OSError as e:  # missing, or not loadable here: an import error, as for a Python module
+  raise ImportError(f"kepler: cannot load its CPU module {_PATH}: {e}", path=_PATH) from e
 _lib.kepler_cpu_manifest.restype = ctypes.c_char_p
 _lib.kepler_cpu_handler.argtypes = (ctypes.c_char_p,)
 _lib.kepler_cpu_handler.restype = ctypes.c_void_p
