@@ -448,7 +448,14 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
       } else if (RunsRule(kOnly, LawRule::kInside16) && rule == LawRule::kInside16) {
         return PowerFluxOf<true>(k, InsidePowerPoint<16>(pt, k, b, r, a), limb, r, sign_b);
       } else if (RunsRule(kOnly, LawRule::kInside32) && rule == LawRule::kInside32) {
-        return PowerFluxOf<true>(k, InsidePowerPoint<32>(pt, k, b, r, a), limb, r, sign_b);
+        // The pass of this rule alone inlines it: as a call, its sums
+        // cross the call in local memory (nvcc 13.5: 196 B spilled).
+        if constexpr (kOnly == LawRule::kInside32) {
+          return PowerFluxOf<true>(k, InsidePowerPointInline<32>(pt, k, b, r, a), limb, r,
+                                   sign_b);
+        } else {
+          return PowerFluxOf<true>(k, InsidePowerPoint<32>(pt, k, b, r, a), limb, r, sign_b);
+        }
       } else if (RunsRule(kOnly, LawRule::kCrossing) && rule == LawRule::kCrossing) {
         return PowerFluxOf<true>(k, CrossingPowerPoint(pt, k, geo), limb, r, sign_b);
       }
