@@ -38,16 +38,20 @@ def _run_python(code, extra_path=None, hide_plugin=False):
                         capture_output=True, text=True, env=env, timeout=300)
 
 
+# What a child says of the plugin, and a solve on the CPU.
+_STATUS = """
+    import jax.numpy as jnp
+    import kepler
+    print("CUDA", kepler.cuda_version)
+    print("STATUS", kepler.cuda_status())
+    print("CPU", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))
+    """
+
+
 class CudaPluginTest(absltest.TestCase):
 
   def test_no_plugin(self):
-    result = _run_python("""
-        import jax.numpy as jnp
-        import kepler
-        print("CUDA", kepler.cuda_version)
-        print("STATUS", kepler.cuda_status())
-        print("CPU", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))
-        """, hide_plugin=True)
+    result = _run_python(_STATUS, hide_plugin=True)
     self.assertEqual(result.returncode, 0, result.stderr)
     self.assertIn("CUDA None", result.stdout)
     self.assertIn(f"STATUS kepler: GPU arrays need kepler's CUDA plugin, which is not installed: "
@@ -83,13 +87,7 @@ class CudaPluginTest(absltest.TestCase):
       os.makedirs(os.path.join(site, "kepler_jax_cuda_plugin"))
       with open(os.path.join(site, "kepler_jax_cuda_plugin", "__init__.py"), "w") as f:
         f.write("raise OSError('libkepler_cuda.so: invalid ELF header')\n")
-      result = _run_python("""
-          import jax.numpy as jnp
-          import kepler
-          print("CUDA", kepler.cuda_version)
-          print("STATUS", kepler.cuda_status())
-          print("CPU", float(kepler.solve(jnp.float32(1.0), jnp.float32(0.0))[0]))
-          """, extra_path=site)
+      result = _run_python(_STATUS, extra_path=site)
     self.assertEqual(result.returncode, 0, result.stderr)
     self.assertIn("CUDA None", result.stdout)
     self.assertIn(f"STATUS kepler: kepler's CUDA plugin (kepler-jax-{_version.CUDA_EXTRA}-plugin) "
