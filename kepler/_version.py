@@ -15,8 +15,8 @@ JAX_BELOW = "0.13"
 # (the plugin wheel kepler-jax-cuda13-plugin). The build checks it against the
 # CUDA toolkit's major version.
 CUDA_EXTRA = "cuda13"
-# The oldest Python of each wheel (Requires-Python): the release matrix's
-# oldest (tools/setup.sh), and for the CUDA plugin the oldest that jax's own
+# The oldest Python of each wheel (Requires-Python): the oldest the wheels
+# are tested with (tools/setup.sh), and for the CUDA plugin the oldest that jax's own
 # CUDA 13 plugin supports. The wheels serve every newer Python (py3-none).
 PYTHON_MIN = "3.11"
 CUDA_PYTHON_MIN = "3.12"

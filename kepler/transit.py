@@ -157,10 +157,10 @@ def _emission_times(t, period, t0, sin_i, ecc, omega, delay):
   / sqrt(1 - e^2)): NaN where that factor is _MAX_SPEED_OVER_C or more, or
   where delay < 0."""
   e2 = ecc * ecc
-  rho_c = _conjunction_distance(ecc, jnp.sin(omega))
+  sin_w, cos_w = jnp.sin(omega), jnp.cos(omega)
+  rho_c = _conjunction_distance(ecc, sin_w)
   speed = delay * 2 * jnp.pi / period * (1 + ecc) / jnp.sqrt(1 - e2)
   delay = jnp.where((delay >= 0) & (speed < _MAX_SPEED_OVER_C), delay, jnp.nan)
-  sin_w, cos_w = jnp.sin(omega), jnp.cos(omega)
   tau = t
   for _ in range(_DELAY_STEPS):
     sin_f, cos_f = _orbit_phase(tau, period, t0, ecc, omega)

@@ -37,7 +37,8 @@ KERNEL_DTYPES = _MANIFEST["kernel_dtypes"]
 
 def registrations():
   """{FFI target name: CPU handler capsule} of every op."""
-  return {name: jax.ffi.pycapsule(_lib.kepler_cpu_handler(name.encode())) for name in TARGET_NAMES.values()}
+  return {name: jax.ffi.pycapsule(_lib.kepler_cpu_handler(name.encode()))
+          for name in TARGET_NAMES.values()}
 
 
 def constants():
