@@ -273,8 +273,11 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
       applies to that star.
     With any of these five given (not a literal 0 or None), the result is
     the system's flux over the star's unocculted, unmodulated flux, minus
-    one (planet_flux at full phase out of eclipse), at each time itself:
-    exposure_time must then be 0 (NaN where a traced exposure time is not).
+    one (planet_flux at full phase out of eclipse), averaged over exposures
+    as the transit is (the eclipse's contacts are breakpoints too; between
+    the events the phase curve is integrated in the eccentric anomaly). A
+    planet of radius 0 vanishes behind the star at once: its exposures'
+    derivatives leave out that step's motion.
     light_travel_time: a / c in the unit of t (>= 0; the helper
       light_travel_time computes it). Times and t0 refer to light from the
       star: the transit stays at t0, and the planet is taken where it was
@@ -323,10 +326,6 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
   geometry = 0 if b is not None else 1
   glow = (planet_flux, night_flux, phase_offset, beaming, ellipsoidal)
   light = not all(x is None or _concrete_zero(x) for x in glow)
-  if light and _concrete_zero(exposure_time) is False:
-    raise ValueError(f"kepler.{where}: the planet's light (planet_flux, night_flux, "
-                     "phase_offset, beaming, ellipsoidal) is computed at each time itself: "
-                     "exposure_time must be 0")
   scalars = (("period", period), ("t0", t0), ("a", a), ("b" if inc is None else "inc",
              b if inc is None else inc), ("r", r), ("ecc", ecc), ("omega", omega))
   if light:

@@ -175,8 +175,8 @@ void Transit(const double* row, int order, int law, int geometry, bool light, co
     jaxext::transit::MakePlanetFromRow(row, order,
                                        static_cast<jaxext::transit::Geometry>(geometry),
                                        static_cast<jaxext::limb_dark::Law>(law), light, &planet);
-    jaxext::transit::TransitElement(planet, nullptr, t, exposure, static_cast<std::int64_t>(i),
-                                    o);
+    jaxext::transit::TransitElement(planet, nullptr, nullptr, t, exposure,
+                                    static_cast<std::int64_t>(i), o);
   }
 }
 

@@ -821,29 +821,31 @@ class TransitTest(parameterized.TestCase):
       ("polynomial", (0.4, 0.26), None, (3.0, 0.2, 8.0, 0.3, 0.1, 0.0, 0.0)),
       ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 6.0, 0.9, 0.12, 0.4, -1.0)))
   def test_the_planets_light_against_the_cpu_op(self, law, u, mu, orbit):
-    # Times over whole orbits (transits, eclipses, phases between); the
-    # planet's light and the star's modulation on.
+    # Times over whole orbits (transits, eclipses, phases between), a third
+    # with exposures (up to a tenth of the period: the orbit's breakpoints
+    # found per element); the planet's light and the star's modulation on.
     period, t0, a, b, r, ecc, omega = orbit
     glow = (2e-3, 4e-4, 0.3, 2e-5, 5e-5)
     names = ("planet_flux", "night_flux", "phase_offset", "beaming", "ellipsoidal")
     rng = np.random.default_rng(32)
     t = t0 + rng.uniform(-2, 2, 300) * period
-    exposure = np.zeros(300)
+    exposure = np.where(np.arange(300) % 3 == 0, rng.uniform(0, 0.1 * period, 300), 0.0)
     law_index = list(limb_dark.LAWS).index(law)
     row = np.concatenate([[period, t0, a, b, r, ecc, omega], glow, u])
     got = _device_path.transit(_VARIANT.value, row, law_index, 0, t, exposure, True, True)
 
-    def model(q, uu):
-      return transit.light_curve(t, u=uu, law=law, mu=mu, **q)
+    def model(q, uu, x):
+      return transit.light_curve(t, u=uu, law=law, mu=mu, exposure_time=x, **q)
 
     params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega,
                   **dict(zip(names, glow)))
     args = {k: jnp.float64(v) for k, v in params.items()}
-    want = np.asarray(model(args, jnp.asarray(u)))
+    want = np.asarray(model(args, jnp.asarray(u), jnp.asarray(exposure)))
     np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-14)
-    jac, jac_u = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(u))
+    jac, jac_u, jac_x = jax.jacfwd(model, argnums=(0, 1, 2))(args, jnp.asarray(u),
+                                                             jnp.asarray(exposure))
     orbit_names = ("period", "t0", "a", "b", "r", "ecc", "omega")
-    expected = [np.asarray(jac[k]) for k in orbit_names] + [np.zeros(300)]
+    expected = [np.asarray(jac[k]) for k in orbit_names] + [np.diagonal(np.asarray(jac_x))]
     expected += [np.asarray(jac[k]) for k in names]
     expected += list(np.moveaxis(np.asarray(jac_u), -1, 0))
     self.assertEqual(len(got), 1 + len(expected))

@@ -345,21 +345,27 @@ def _contacts(p):
   return sorted(out)
 
 
-def _reference_mean(p, t, exposure, law, u, mu):
+def _reference_mean(p, t, exposure, law, u, mu, taus=None, step=None, **light):
   """The mean of the op's non-integrated F - 1 over each exposure: Gauss-
-  Legendre (12 points) on panels between the breakpoints (every transit's),
-  graded geometrically (ratio 0.3) toward each breakpoint."""
+  Legendre (12 points) on panels between the breakpoints (`taus`, relative
+  to t0, repeated every period; default every transit's contacts), graded
+  geometrically (ratio 0.3) toward each breakpoint; with `step`, a cut every
+  `step` as well (for a phase curve). `light`: the planet's light's
+  arguments."""
   x12, w12 = np.polynomial.legendre.leggauss(12)
   x12, w12 = (x12 + 1) / 2, w12 / 2
   grading = np.array([0.0] + [0.5 * 0.3**k for k in range(30, 0, -1)] + [0.5] +
                      [1 - 0.5 * 0.3**k for k in range(1, 31)] + [1.0])
-  taus = _contacts(p)
+  taus = sorted(_contacts(p) if taus is None else taus)
   nodes, weights, owner = [], [], []
   for i, (c, s) in enumerate(zip(t, exposure)):
     lo, hi = c - s / 2 - p["t0"], c + s / 2 - p["t0"]
     k0, k1 = int(np.floor((lo - taus[-1]) / p["period"])), int(np.ceil((hi - taus[0]) / p["period"]))
-    cuts = sorted([lo, hi] + [x + k * p["period"] for k in range(k0, k1 + 1) for x in taus
-                              if lo < x + k * p["period"] < hi])
+    cuts = [lo, hi] + [x + k * p["period"] for k in range(k0, k1 + 1) for x in taus
+                       if lo < x + k * p["period"] < hi]
+    if step is not None:
+      cuts += list(np.arange(np.ceil(lo / step), np.floor(hi / step) + 1) * step)
+    cuts = sorted(set(x for x in cuts if lo <= x <= hi))
     for a, b in zip(cuts[:-1], cuts[1:]):
       edges = a + (b - a) * grading
       for q0, q1 in zip(edges[:-1], edges[1:]):
@@ -367,7 +373,7 @@ def _reference_mean(p, t, exposure, law, u, mu):
         weights.append((q1 - q0) * w12 / s)
         owner.append(np.full(12, i))
   nodes, weights, owner = map(np.concatenate, (nodes, weights, owner))
-  values = np.asarray(_model(nodes, p, law, u, mu))
+  values = np.asarray(_model(nodes, p, law, u, mu, **light))
   return np.bincount(owner, weights * values, minlength=len(t))
 
 
@@ -933,6 +939,16 @@ def _eclipse_times(p, rng, count, spread=1.5):
   return t.astype(FLOAT).astype(np.float64)
 
 
+def _eclipse_contacts(p):
+  """The secondary eclipse's breakpoints relative to t0: the transit's of
+  the orbit turned by pi (omega + pi, the same inclination), by
+  _contacts."""
+  t_ecl = float(transit.eclipse_time(p["period"], p["t0"], p["ecc"], p["omega"]))
+  e, w = p["ecc"], p["omega"]
+  turned = dict(p, t0=t_ecl, omega=w + np.pi, b=p["b"] * (1 + e * np.sin(w)) / (1 - e * np.sin(w)))
+  return [t_ecl - p["t0"] + x for x in _contacts(turned)]
+
+
 def _check_jacobian(model, x0, names, checked, step, tol, rounding):
   """jax.jacfwd of model at x0 against five-point differences in each
   argument named in `checked` (steps of `step` relative, at least 1e-3
@@ -978,14 +994,8 @@ class PlanetLightTest(parameterized.TestCase):
     eclipses = 0
     for p in _orbits(54, 10):
       fp = 2e-3
-      t_ecl = float(transit.eclipse_time(p["period"], p["t0"], p["ecc"], p["omega"]))
-      # The eclipse is the transit of the orbit turned by pi (omega + pi,
-      # the same inclination): its contacts by _contacts.
-      e, w = p["ecc"], p["omega"]
-      turned = dict(p, t0=t_ecl, omega=w + np.pi,
-                    b=p["b"] * (1 + e * np.sin(w)) / (1 - e * np.sin(w)))
-      scan = np.asarray(_contacts(turned))
-      t = np.concatenate([t_ecl + scan, t_ecl + scan + 1e-7, _eclipse_times(p, rng, 12)])
+      scan = p["t0"] + np.asarray(_eclipse_contacts(p))
+      t = np.concatenate([scan, scan + 1e-7, _eclipse_times(p, rng, 12)])
       t = t.astype(FLOAT).astype(np.float64)
       got = np.asarray(_model(t, p, planet_flux=fp))
       ref = np.array([float(_mp_light(x, p, dict(zip(GLOW_NAMES, (fp, fp, 0, 0, 0)))))
@@ -1043,12 +1053,116 @@ class PlanetLightTest(parameterized.TestCase):
 
   def test_errors_and_nan(self):
     p = dict(period=3.0, t0=0.5, a=8.0, b=0.2, r=0.1, ecc=0.0, omega=0.0)
-    with self.assertRaisesRegex(ValueError, "exposure_time must be 0"):
-      _model(np.array([1.0]), p, planet_flux=1e-3, exposure_time=0.02)
     for bad in (dict(planet_flux=-1e-3), dict(planet_flux=1e-3, night_flux=-1e-4),
                 dict(beaming=np.nan)):
       self.assertTrue(np.all(np.isnan(np.asarray(_model(np.array([0.5, 2.0]), p, **bad)))), bad)
 
+
+
+class LightExposureTest(parameterized.TestCase):
+  """Exposures with the planet's light: the mean against _reference_mean
+  with the transit's and the eclipse's contacts as breakpoints and a cut
+  every P/64 (the phase curve), from a tenth of a second to several
+  orbits, around transits, eclipses and anywhere; its derivatives; the
+  orbit average."""
+
+  def test_mean_against_the_adaptive_reference(self):
+    rng = np.random.default_rng(61)
+    worst = 0.0
+    for p in _orbits(62, 6):
+      glow = _glow(rng)
+      taus = _contacts(p) + _eclipse_contacts(p)
+      spans = np.concatenate([2 * _half_duration(p) * np.array([1e-4, 0.01, 0.1, 0.3, 1.0, 3.0]),
+                              p["period"] * np.array([0.07, 0.5, 1.0, 2.6])])
+      t = np.concatenate([_times(p, rng, spans.size), _eclipse_times(p, rng, spans.size),
+                          (p["t0"] + rng.uniform(-2, 2, spans.size) * p["period"])])
+      t = t.astype(FLOAT).astype(np.float64)
+      exposure = np.tile(spans, 3).astype(FLOAT).astype(np.float64)
+      got = np.asarray(_model(t, p, exposure_time=exposure, **glow))
+      ref = _reference_mean(p, t, exposure, "polynomial", QUADRATIC, None, taus,
+                            p["period"] / 64, **glow)
+      worst = max(worst, np.max(np.abs(got - ref)))
+    # The transit's bound (ExposureTest); float32: the reference's nodes
+    # are rounded to float32 times.
+    self.assertLess(worst, 1e-9 if X64 else 1e-5)
+
+  def test_derivatives_of_the_mean(self):
+    """The exact relations of ExposureTest.test_derivatives_of_the_mean
+    (in t0 and in T) and, in float64, every derivative (the orbit's, the
+    light's) against central differences of the mean."""
+    rng = np.random.default_rng(63)
+    for p in _orbits(64, 4)[1:]:
+      glow = _glow(rng)
+      spans = np.array([0.05, 0.3, 2.0]) * 2 * _half_duration(p)
+      t = np.concatenate([_times(p, rng, 3, 1.0), _eclipse_times(p, rng, 3, 1.0),
+                          p["t0"] + rng.uniform(0.1, 0.4, 3) * p["period"]]).astype(FLOAT)
+      exposure = np.tile(spans, 3).astype(FLOAT)
+      args = {k: jnp.asarray(v, FLOAT) for k, v in dict(p, **glow).items()}
+
+      def model(q, x):
+        orbit = {k: q[k] for k in p}
+        light = {k: q[k] for k in glow}
+        return transit.light_curve(t, u=QUADRATIC, exposure_time=x, **orbit, **light)
+
+      mean = model(args, exposure)
+      jac, jac_x = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(exposure))
+      ends = [np.asarray(_model(np.float64(t) + s * np.float64(exposure) / 2, p, **glow),
+                         np.float64) for s in (1, -1)]
+      tolerance = 1e-7 if X64 else 2e-4
+      bound = tolerance * np.max(np.abs(jac["t0"]))
+      err = np.abs(jac["t0"] + (ends[0] - ends[1]) / exposure)
+      self.assertTrue(np.all(err <= bound), (err, bound))
+      d_exposure = (ends[0] + ends[1]) / (2 * exposure) - mean / exposure
+      bound = tolerance * np.max(np.abs(jac_x))
+      err = np.abs(np.diagonal(jac_x) - d_exposure)
+      self.assertTrue(np.all(err <= bound), (err, bound))
+      if not X64:
+        continue
+      for name in args:
+        h = 1e-6 * max(1.0, abs(float(args[name]))) * (0.1 if name == "period" else 1.0)
+        at = lambda k: model(dict(args, **{name: args[name] + k * h}), exposure)
+        if name == "ecc" and p["ecc"] < 2 * h:  # one-sided at a circular orbit
+          fd = (4 * at(1) - 3 * at(0) - at(2)) / (2 * h)
+        else:
+          fd = (at(1) - at(-1)) / (2 * h)
+        # (absolute floor: the differences of a mean exact to ~1e-10)
+        np.testing.assert_allclose(jac[name], fd, rtol=2e-5,
+                                   atol=max(2e-5 * np.max(np.abs(jac[name])), 1e-8),
+                                   err_msg=name)
+
+  def test_exposures_of_many_orbits(self):
+    """An exposure of more than 2^32 periods is the orbit average (the
+    reference: _reference_mean over one period); one of 1e9 periods is
+    within 2e-9 of it, relative; the average's derivatives in the period
+    and t0 vanish (F is a function of the mean anomaly), in the light's
+    parameters they are the averages of F's."""
+    rng = np.random.default_rng(65)
+    for p in _orbits(66, 3):
+      glow = _glow(rng)
+      taus = _contacts(p) + _eclipse_contacts(p)
+      average = _reference_mean(p, [p["t0"]], [p["period"]], "polynomial", QUADRATIC, None,
+                                taus, p["period"] / 64, **glow)[0]
+      t = p["t0"] + np.array([0.0, 0.3, -2.7]) * p["period"]
+      tolerance = (1e-9 if X64 else 1e-6) * glow["planet_flux"]
+      for orbits in (1e9, 1e20):
+        got = np.asarray(_model(t, p, exposure_time=orbits * p["period"], **glow), np.float64)
+        slack = 2e-9 * abs(average) if orbits < 2.0**32 else 0.0
+        np.testing.assert_allclose(got, average, rtol=0, atol=tolerance + slack,
+                                   err_msg=f"{orbits} orbits")
+      if X64:
+        args = {k: jnp.float64(v) for k, v in dict(p, **glow).items()}
+        mean = lambda q: transit.light_curve(t[:1], u=QUADRATIC, exposure_time=1e15 * p["period"],
+                                             **q)[0]
+        grad = jax.grad(mean)(args)
+        # (the derivatives' quadrature: about 3e-8 of their terms' scale,
+        # here F over P)
+        for name in ("period", "t0"):
+          self.assertLess(abs(float(grad[name])), 1e-7 * glow["planet_flux"] / p["period"], name)
+        for name in ("planet_flux", "night_flux", "beaming"):
+          h = 1e-6
+          fd = (mean(dict(args, **{name: args[name] + h})) -
+                mean(dict(args, **{name: args[name] - h}))) / (2 * h)
+          self.assertLess(abs(float(grad[name]) - float(fd)), 1e-8, name)
 
 
 def _delay_for(p, speed):

@@ -98,17 +98,89 @@ JAXEXT_HD void VisitRule(double start, double length, double x_p, double x_q, do
   }
 }
 
-// Visits the nodes of the integral of F over [lo, hi] (times relative to
-// t0, within one transit's window) of the transit `shift` (a multiple of the
-// period) later; returns their number.
+// Whether segment j of the breakpoints is smooth (OrbitBreaks): a
+// transit's segments never are.
+JAXEXT_HD bool IsSmooth(const Contacts&, int) { return false; }
+JAXEXT_HD bool IsSmooth(const OrbitBreaks& b, int j) { return b.smooth[j]; }
+
+// The eccentric anomaly at dt (relative to t0), continuous in time:
+// E = M + e sin E with M unreduced.
+JAXEXT_HD double EccentricAnomalyOfTime(const OrbitBreaks& b, double dt) {
+  const double m = b.mean_at_t0 + b.mean_motion * dt;
+  return m + b.e * kepler_solve::SolveElement(m, b.e).s;
+}
+
+// Visits the nodes of [p, q] (times relative to t0, within a smooth
+// segment of OrbitBreaks) of the orbit `shift` later, in the eccentric
+// anomaly E: dt = (1 - e cos E) dE / n, where F is analytic but at
+// cos E = 1/e, E = +-i acosh(1/e) (1 - e cos E = 0, where sin f and cos f
+// have their poles). [E_p, E_q] is cut into pieces of half-width h at most
+// min(pi/16, acosh(1/e) / 4) (at most kMaxSmoothPieces of them), each
+// integrated by Gauss-Legendre with n nodes, rho^(-2 n) <= e^-32 for
+// rho = d/h + sqrt(1 + (d/h)^2) (Gauss-Legendre's error bound for a pole at
+// distance d; d capped at 2, where F is a trigonometric polynomial of
+// degree 2 in E). The weights are scaled to sum to q - p exactly, so that
+// the rounding of E_p and E_q does not reach the mean. Returns the nodes'
+// number.
+constexpr int kMaxSmoothPieces = 4096;
 template <typename Visit>
-JAXEXT_HD int VisitWindowPart(const Contacts& c, double lo, double hi, double shift,
+JAXEXT_HD int VisitSmoothPart(const OrbitBreaks& b, double p, double q, double shift,
+                              Visit& visit) {
+  const double e_p = EccentricAnomalyOfTime(b, p), e_q = EccentricAnomalyOfTime(b, q);
+  const double pole = b.e > 0 ? math::Log((1 + Sqrt((1 - b.e) * (1 + b.e))) / b.e) : 2.0;
+  const double d = pole < 2 ? pole : 2.0;
+  const double widest = d / 4 < kPi / 16 ? d / 4 : kPi / 16;
+  double pieces = Ceil((e_q - e_p) / (2 * widest));
+  pieces = pieces < 1 ? 1 : pieces > kMaxSmoothPieces ? kMaxSmoothPieces : pieces;
+  const double width = (e_q - e_p) / pieces, ratio = 2 * d / width;
+  const double rho = ratio + Sqrt(1 + ratio * ratio);
+  const double wanted = 16 / math::Log(rho);
+  constexpr GaussRules rules = MakeGaussRules();
+  constexpr auto nodes = math::ExposureRuleNode();
+  constexpr auto weights = math::ExposureRuleWeight();
+  int k = 0;
+  while (k < 4 && rules.count[k] < wanted) ++k;  // at most 8 nodes: h <= d / 4
+  const int n = rules.count[k];
+  const double* x = nodes.v + rules.start[k];
+  const double* w = weights.v + rules.start[k];
+  // The weights' sum first (the scale), then the visits.
+  double sum = 0;
+  for (int piece = 0; piece < pieces; ++piece) {
+    for (int i = 0; i < n; ++i) {
+      const double big_e = e_p + width * (piece + x[i]);
+      sum += w[i] * (1 - b.e * Cos(big_e));
+    }
+  }
+  const double scale = (q - p) / sum;
+  for (int piece = 0; piece < pieces; ++piece) {
+    for (int i = 0; i < n; ++i) {
+      const double big_e = e_p + width * (piece + x[i]);
+      const double node = (big_e - b.e * Sin(big_e) - b.mean_at_t0) / b.mean_motion;
+      visit(node + shift, scale * w[i] * (1 - b.e * Cos(big_e)));
+    }
+  }
+  return static_cast<int>(pieces) * n;
+}
+template <typename Visit>
+JAXEXT_HD int VisitSmoothPart(const Contacts&, double, double, double, Visit&) {
+  return 0;
+}
+
+// Visits the nodes of the integral of F over [lo, hi] (times relative to
+// t0, within one transit's window, or one orbit's with OrbitBreaks) of the
+// window `shift` (a multiple of the period) later; returns their number.
+template <typename Breaks, typename Visit>
+JAXEXT_HD int VisitWindowPart(const Breaks& c, double lo, double hi, double shift,
                               Visit& visit) {
   int count = 0;
   for (int j = 0; j + 1 < c.count; ++j) {
     const double start = c.tau[j], end = c.tau[j + 1];
     const double p = lo > start ? lo : start, q = hi < end ? hi : end;
     if (!(p < q)) continue;
+    if (IsSmooth(c, j)) {
+      count += VisitSmoothPart(c, p, q, shift, visit);
+      continue;
+    }
     const double length = end - start;
     const double x_p = p <= start ? 0.0 : InverseGrade((p - start) / length);
     const double x_q = q >= end ? 1.0 : InverseGrade((q - start) / length);
@@ -125,8 +197,9 @@ JAXEXT_HD int VisitWindowPart(const Contacts& c, double lo, double hi, double sh
 
 }  // namespace detail
 
-// The most nodes an exposure's quadrature has: two partial transits and a
-// whole one, each up to three segments of the largest rule.
+// The most nodes an exposure's quadrature of the transit alone (Contacts)
+// has: two partial transits and a whole one, each up to three segments of
+// the largest rule.
 constexpr int kMaxExposureNodes =
     3 * 3 * detail::MakeGaussRules().count[detail::kRuleCount - 1];
 
@@ -157,13 +230,15 @@ struct ExposurePlan {
 
 // Visits the nodes of the mean of F - 1 over the exposure
 // [dt - T/2, dt + T/2] (dt = t - t0, T > 0): visit(node, weight, NodeSum),
-// node a time relative to t0. Out of transit there are none. At most two
+// node a time relative to t0. With Contacts, the windows are the transits
+// and out of transit there are none; with OrbitBreaks (the planet's light),
+// the windows are whole orbits. At most two
 // partial transits and one whole one, whatever the inputs: an exposure of
 // more than kAveragedOrbits orbits is averaged (ExposurePlan::averaged); one
 // of fewer centred more than kMaxOrbitIndex orbits from t0, where the
 // exposure's place in its orbit is lost to rounding, is not valid (NaN).
-template <typename Visit>
-JAXEXT_HD ExposurePlan VisitExposureNodes(const Contacts& c, double period, double dt, double T,
+template <typename Breaks, typename Visit>
+JAXEXT_HD ExposurePlan VisitExposureNodes(const Breaks& c, double period, double dt, double T,
                                           Visit& visit) {
   using namespace detail;
   ExposurePlan plan = {c.valid && IsFinite(dt) && T > 0 && IsFinite(T), 0.0, 0.0, 0, false};
@@ -212,12 +287,13 @@ JAXEXT_HD ExposurePlan VisitExposureNodes(const Contacts& c, double period, doub
 }
 
 // Running sums of the weighted flux and its derivatives, of the partial
-// transits and of the whole one.
+// transits and of the whole one (with the planet's light, orbits).
 struct ExposureSums {
   struct Sum {
     double value;
     double d[kParamCount];
     double du[kMaxDerivativesInU];
+    double glow[kLightParamCount];
   } part, whole;
 };
 
@@ -225,26 +301,39 @@ JAXEXT_HD void ClearExposureSums(ExposureSums* s, int n_du) {
   s->part.value = s->whole.value = 0;
   for (int j = 0; j < kParamCount; ++j) s->part.d[j] = s->whole.d[j] = 0;
   for (int j = 0; j < n_du; ++j) s->part.du[j] = s->whole.du[j] = 0;
+  for (int j = 0; j < kLightParamCount; ++j) s->part.glow[j] = s->whole.glow[j] = 0;
 }
 
-// Adds a node's F (f) and, with d non-null, its derivatives (d, du) times
-// its weight.
+// Adds a node's F (f) and, with d non-null, its derivatives (d, du and,
+// where not null, d_glow) times its weight.
 JAXEXT_HD void AddNode(double weight, NodeSum into, double f, const double* d, const double* du,
-                       int n_du, ExposureSums* s) {
+                       int n_du, ExposureSums* s, const double* d_glow = nullptr) {
   ExposureSums::Sum& sum = into == NodeSum::kWhole ? s->whole : s->part;
   sum.value += weight * f;
   if (d) {
     for (int j = 0; j < kParamCount; ++j) sum.d[j] += weight * d[j];
     for (int j = 0; j < n_du; ++j) sum.du[j] += weight * du[j];
   }
+  if (d_glow) {
+    for (int j = 0; j < kLightParamCount; ++j) sum.glow[j] += weight * d_glow[j];
+  }
 }
 
 // The mean from the sums of its plan, and with d non-null its derivatives in
-// the parameters (d[Param]), in u (du[0..n_du)) and in T (*d_dT; `ends`:
-// F(t - T/2) + F(t + T/2)).
+// the parameters (d[Param]), in u (du[0..n_du)), in T (*d_dT; `ends`:
+// F(t - T/2) + F(t + T/2)) and, where d_glow is not null, in the planet's
+// light (d_glow[LightParam]; periodic in time, with no term in k).
 JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums& s, double T,
-                                double ends, int n_du, double* d, double* du, double* d_dT) {
+                                double ends, int n_du, double* d, double* du, double* d_dT,
+                                double* d_glow = nullptr) {
   using namespace detail;
+  if (d_glow) {
+    const double whole = plan.averaged ? plan.full : plan.full / T;
+    const double part = plan.averaged ? 0.0 : 1 / T;
+    for (int j = 0; j < kLightParamCount; ++j) {
+      d_glow[j] = plan.valid ? part * s.part.glow[j] + whole * s.whole.glow[j] : NaN();
+    }
+  }
   if (!plan.valid) {
     if (d) {
       for (int j = 0; j < kParamCount; ++j) d[j] = NaN();
@@ -300,6 +389,37 @@ JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, do
                                       : 0.0;
   *evaluations = plan.evaluations;
   return FinishExposure(plan, s, T, ends, n_du, d, du, d_dT);
+}
+
+// ExposureMean with the planet's light (LightFluxAt), over the orbit's
+// breakpoints; with d non-null, d_glow[LightParam] too.
+JAXEXT_HD_CALLED double LightExposureMean(const Planet& planet, const OrbitBreaks& b, double dt,
+                                          double T, double* d, double* d_glow, double* du,
+                                          double* d_dT, int* evaluations) {
+  const int n_du = planet.curve.n_du;
+  ExposureSums s;
+  ClearExposureSums(&s, n_du);
+  double node_d[kParamCount], node_glow[kLightParamCount], node_du[kMaxDerivativesInU];
+  auto visit = [&](double node, double weight, NodeSum into) {
+    const double f = LightFluxAt(planet, node, d ? node_d : nullptr, d ? node_glow : nullptr,
+                                 d ? node_du : nullptr);
+    AddNode(weight, into, f, d ? node_d : nullptr, node_du, n_du, &s,
+            d ? node_glow : nullptr);
+  };
+  const ExposurePlan plan = VisitExposureNodes(b, planet.orbit.period, dt, T, visit);
+  const double ends =
+      d && plan.valid ? LightFluxAt(planet, dt - T / 2, nullptr, nullptr, nullptr) +
+                            LightFluxAt(planet, dt + T / 2, nullptr, nullptr, nullptr)
+                      : 0.0;
+  *evaluations = plan.evaluations;
+  const double mean = FinishExposure(plan, s, T, ends, n_du, d, du, d_dT, d ? d_glow : nullptr);
+  if (d && plan.valid && plan.averaged) {
+    // The orbit average does not depend on P; the whole orbit's integral W
+    // from tau[0] to tau[0] + P has dW/dP = F(tau[0]) + its nodes' sum of
+    // dF/dP (a transit's window, with F = 0 at its ends, has no such term).
+    d[kPeriod] += plan.full * LightFluxAt(planet, b.tau[0], nullptr, nullptr, nullptr);
+  }
+  return mean;
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

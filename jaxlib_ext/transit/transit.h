@@ -56,28 +56,37 @@ JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, lim
 
 // Element i: F - 1 at t[i] averaged over the exposure T[i] (T = 0: at t[i]
 // itself; T < 0 or NaN: NaN), stored with its derivatives into `out`.
-// `contacts`: the planet's (FindContacts), or null to find them here where
-// an exposure needs them. Returns the number of evaluations of F.
+// `contacts` (the planet's, FindContacts) and `breaks` (with the planet's
+// light, FindOrbitBreaks): or null to find them here where an exposure
+// needs them. Returns the number of evaluations of F.
 template <typename T>
-JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts, const T* t,
-                             const T* exposure, std::int64_t i, const Outputs<T>& out) {
+JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts,
+                             const OrbitBreaks* breaks, const T* t, const T* exposure,
+                             std::int64_t i, const Outputs<T>& out) {
   const int n_du = planet.curve.n_du;
   const bool derivatives = out.d[0] != nullptr;
   const bool with_du = out.du[0] != nullptr;
   double d[kFirstDerivatives], du[kMaxDerivativesInU];
+  double* d_glow = derivatives ? d + kParamCount + 1 : nullptr;
   const double dt = static_cast<double>(t[i]) - planet.orbit.t0;
   const double span = static_cast<double>(exposure[i]);
   double value;
   int evaluations = 1;
-  if (planet.light || span == 0) {
-    // F at t itself. The planet's light has no exposure mean: NaN for T != 0.
-    value = planet.light
-                ? LightFluxAt(planet, span == 0 ? dt : math::NaN(), derivatives ? d : nullptr,
-                              derivatives ? d + kParamCount + 1 : nullptr,
-                              derivatives ? du : nullptr)
-                : FluxAt(planet, dt, derivatives ? d : nullptr, derivatives ? du : nullptr);
+  if (span == 0) {
+    value = planet.light ? LightFluxAt(planet, dt, derivatives ? d : nullptr, d_glow,
+                                       derivatives ? du : nullptr)
+                         : FluxAt(planet, dt, derivatives ? d : nullptr,
+                                  derivatives ? du : nullptr);
     // The mean's derivative in T vanishes at T = 0.
     d[kParamCount] = value == value ? 0.0 : value;
+  } else if (planet.light) {
+    OrbitBreaks found;
+    if (!breaks) {
+      found = FindOrbitBreaks(planet);
+      breaks = &found;
+    }
+    value = LightExposureMean(planet, *breaks, dt, span, derivatives ? d : nullptr, d_glow,
+                              derivatives ? du : nullptr, &d[kParamCount], &evaluations);
   } else {
     Contacts found;
     if (!contacts) {

@@ -292,11 +292,16 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   const TransitWindow window =
       low_order ? MakeTransitWindow(planet->orbit, planet->r) : TransitWindow{true, 0, 0, 0};
   Contacts contacts;
+  OrbitBreaks breaks;
   bool found = false;
   size_t evaluations = 0;
   for (size_t i = 0; i < n;) {
     if (!found && exposure[i] != 0) {
-      contacts = FindContacts(*planet);
+      if (light) {
+        breaks = FindOrbitBreaks(*planet);
+      } else {
+        contacts = FindContacts(*planet);
+      }
       found = true;
     }
     if (low_order) {
@@ -320,7 +325,8 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
       i = stop;
       continue;
     }
-    evaluations += TransitElement(*planet, found ? &contacts : nullptr, t, exposure,
+    evaluations += TransitElement(*planet, found && !light ? &contacts : nullptr,
+                                  found && light ? &breaks : nullptr, t, exposure,
                                   static_cast<std::int64_t>(i), out);
     ++i;
   }

@@ -8,7 +8,7 @@ namespace jaxext::transit::kernel {
 constexpr int kBlockSize = 128;
 
 // Element i: the thread makes its row's planet ready and, where its exposure
-// needs them, the contacts (TransitElement), then computes its element. One
+// needs them, the contacts or the orbit's breakpoints (TransitElement), then computes its element. One
 // thread per time.
 struct Element {
   template <typename T>
@@ -16,7 +16,7 @@ struct Element {
     Planet planet;
     MakePlanetFromRow(p.rows + (i / p.group_size) * (RowOffsetOfU(p.light) + p.order), p.order,
                       p.geometry, p.law, p.light, &planet);
-    TransitElement(planet, nullptr, p.x, p.y, i, p.out);
+    TransitElement(planet, nullptr, nullptr, p.x, p.y, i, p.out);
   }
 };
 
