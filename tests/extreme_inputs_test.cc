@@ -54,6 +54,7 @@ namespace device = kepler_device_path::strict;
 constexpr double kCallSeconds = 10;
 constexpr size_t kElements = 12;
 constexpr int kParams = kepler_device_path::kTransitParams;
+constexpr int kLightParams = kepler_device_path::kTransitLightParams;
 constexpr int kMaxOrder = kepler_device_path::kLightCurveMaxOrder;
 constexpr int kMaxTable = kepler_device_path::kLightCurveMaxTableSize;
 constexpr int kTabulated = kepler_device_path::kLightCurveTabulatedLaw;
@@ -366,6 +367,10 @@ void TransitCalls(int law, int calls) {
     std::vector<double> row = TransitRow(geometry);
     const double period = std::isfinite(row[0]) && row[0] > 0 ? row[0] : 3.0;
     const double t0 = std::isfinite(row[1]) ? row[1] : 0.0;
+    // The planet's light (its five parameters after the orbit's): its
+    // exposures integrate whole orbits.
+    const bool light = g_draw.Chance(0.3);
+    for (int j = 0; light && j < kLightParams; ++j) row.push_back(g_draw.Value(0, 1e-3, 0.3));
     for (double x : Coefficients(law, order)) row.push_back(x);
     std::vector<double> t(kElements), exposure(kElements);
     const bool exposed = g_draw.Chance(0.6);
@@ -380,7 +385,7 @@ void TransitCalls(int law, int calls) {
     // 0: the value alone, 1: and the parameters' and T's derivatives, 2: and d/du.
     const int outputs = static_cast<int>(g_draw.Unit() * 3);
     const int n_du = device::LawDerivativesInU(law, order);
-    const std::string what = std::string("transit ") +
+    const std::string what = std::string(light ? "transit with light " : "transit ") +
                              kepler_device_path::kLightCurveLawNames[law] + " " +
                              jaxext::testing::TypeName<T>() + " geometry " +
                              std::to_string(geometry) + " outputs " + std::to_string(outputs) +
@@ -388,13 +393,14 @@ void TransitCalls(int law, int calls) {
                              " exposure=" + Describe(exposure);
     HostBuffer bp = BufferOf<T>(row, {static_cast<int64_t>(row.size())});
     HostBuffer bt = BufferOf<T>(t), be = BufferOf<T>(exposure);
-    const size_t count = 1 + (outputs >= 1 ? kParams + 1 : 0) + (outputs == 2 ? n_du : 0);
+    const size_t count = 1 + (outputs >= 1 ? kParams + 1 + (light ? kLightParams : 0) : 0) +
+                         (outputs == 2 ? n_du : 0);
     std::vector<HostBuffer> out;
     for (size_t j = 0; j < count; ++j) out.push_back(Output<T>(kElements));
     Call call;
     call.Arg(bp).Arg(bt).Arg(be);
     for (HostBuffer& o : out) call.Ret(o);
-    call.I32Attr("geometry", geometry).I32Attr("law", law).I32Attr("light", 0);
+    call.I32Attr("geometry", geometry).I32Attr("law", law).I32Attr("light", light ? 1 : 0);
     Run(call, TransitCpu, "CPU " + what);
     for (HostBuffer& o : out) ExpectWritten(o.data<T>(), kElements, "CPU " + what);
 
@@ -402,10 +408,10 @@ void TransitCalls(int law, int calls) {
     if (sizeof(T) != sizeof(double)) continue;
     std::vector<HostBuffer> dev;
     for (size_t j = 0; j < count; ++j) dev.push_back(Output<double>(kElements));
-    std::vector<double*> ptrs(1 + kParams + 1 + kMaxTable, nullptr);
+    std::vector<double*> ptrs(1 + kParams + 1 + kLightParams + kMaxTable, nullptr);
     for (size_t j = 0; j < count; ++j) ptrs[j] = dev[j].data<double>();
     Guarded("device path " + what, [&] {
-      device::Transit(bp.data<double>(), order, law, geometry, false, bt.data<double>(),
+      device::Transit(bp.data<double>(), order, law, geometry, light, bt.data<double>(),
                       be.data<double>(), ptrs.data(), kElements);
     });
     for (HostBuffer& o : dev) ExpectWritten(o.data<double>(), kElements, "device path " + what);

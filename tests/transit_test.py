@@ -377,6 +377,45 @@ def _reference_mean(p, t, exposure, law, u, mu, taus=None, step=None, **light):
   return np.bincount(owner, weights * values, minlength=len(t))
 
 
+def _check_exposure_derivatives(test, p, t, exposure, **light):
+  """The exposure mean's derivatives at times t (float32 with x64 off): dF/dt0
+  = -(F(t + T/2) - F(t - T/2)) / T and dF/dT = (F(t + T/2) + F(t - T/2)) /
+  (2 T) - mean / T exactly (the mean is an integral of F(t - t0) over [t -
+  T/2, t + T/2]), F the op's non-integrated values, within 1e-7 of the
+  derivatives' scale; in float64 every derivative (the orbit's and the
+  `light` parameters') against central differences of the mean (step 1e-6,
+  bound 2e-5)."""
+  args = {k: jnp.asarray(v, FLOAT) for k, v in dict(p, **light).items()}
+  model = lambda q, x: transit.light_curve(t, u=QUADRATIC, exposure_time=x, **q)
+  mean = model(args, exposure)
+  jac, jac_x = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(exposure))
+  ends = [np.asarray(_model(np.float64(t) + s * np.float64(exposure) / 2, p, **light), np.float64)
+          for s in (1, -1)]
+  # float64: the derivatives' quadrature (of dF/dx, whose terms at a
+  # contact are a power 1/2 lower) is good to about 3e-8 of their scale;
+  # float32: F and the float32 times rounded, over T.
+  tolerance = 1e-7 if X64 else 2e-4
+  bound = tolerance * np.max(np.abs(jac["t0"]))
+  err = np.abs(jac["t0"] + (ends[0] - ends[1]) / exposure)
+  test.assertTrue(np.all(err <= bound), (err, bound))
+  d_exposure = (ends[0] + ends[1]) / (2 * exposure) - mean / exposure
+  bound = tolerance * np.max(np.abs(jac_x))
+  err = np.abs(np.diagonal(jac_x) - d_exposure)
+  test.assertTrue(np.all(err <= bound), (err, bound))
+  if not X64:
+    return
+  for name in args:
+    h = 1e-6 * max(1.0, abs(float(args[name]))) * (0.1 if name == "period" else 1.0)
+    at = lambda k: model(dict(args, **{name: args[name] + k * h}), exposure)
+    if name == "ecc" and p["ecc"] < 2 * h:  # one-sided at a circular orbit
+      fd = (4 * at(1) - 3 * at(0) - at(2)) / (2 * h)
+    else:
+      fd = (at(1) - at(-1)) / (2 * h)
+    # (absolute floor: the differences of a mean exact to ~1e-10)
+    np.testing.assert_allclose(jac[name], fd, rtol=2e-5,
+                               atol=max(2e-5 * np.max(np.abs(jac[name])), 1e-8), err_msg=name)
+
+
 class ExposureTest(parameterized.TestCase):
 
   @parameterized.named_parameters(*[(law, law, u, mu) for law, u, mu in LAWS[:3]])
@@ -397,47 +436,14 @@ class ExposureTest(parameterized.TestCase):
     self.assertLess(worst, 1e-9 if X64 else 1e-5)
 
   def test_derivatives_of_the_mean(self):
-    """dF/dt0 = -(F(t + T/2) - F(t - T/2)) / T and dF/dT = (F(t + T/2) +
-    F(t - T/2)) / (2 T) - mean / T exactly (the mean is an integral of F(t -
-    t0) over [t - T/2, t + T/2]), F the op's non-integrated values, within
-    1e-7 of the derivatives' scale; in float64 every derivative against
-    central differences of the mean (step 1e-6, bound 2e-5)."""
+    # _check_exposure_derivatives: the exact relations, and differences.
     rng = np.random.default_rng(18)
     for p in _orbits(19, 4):
       taus = _contacts(p)
       duration = taus[-1] - taus[0]
       exposure = (duration * np.repeat([0.05, 0.3, 2.0], 4)).astype(FLOAT)
       t = (p["t0"] + rng.uniform(-0.6, 0.6, exposure.size) * duration).astype(FLOAT)
-      args = {k: jnp.asarray(v, FLOAT) for k, v in p.items()}
-      model = lambda q, x: transit.light_curve(t, u=QUADRATIC, exposure_time=x, **q)
-      mean = model(args, exposure)
-      jac, jac_x = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(exposure))
-      ends = [np.asarray(_model(np.float64(t) + s * np.float64(exposure) / 2, p), np.float64)
-              for s in (1, -1)]
-      # float64: the derivatives' quadrature (of dF/dx, whose terms at a
-      # contact are a power 1/2 lower) is good to about 3e-8 of their scale;
-      # float32: F and the float32 times rounded, over T.
-      tolerance = 1e-7 if X64 else 2e-4
-      bound = tolerance * np.max(np.abs(jac["t0"]))
-      err = np.abs(jac["t0"] + (ends[0] - ends[1]) / exposure)
-      self.assertTrue(np.all(err <= bound), (err, bound))
-      d_exposure = (ends[0] + ends[1]) / (2 * exposure) - mean / exposure
-      bound = tolerance * np.max(np.abs(jac_x))
-      err = np.abs(np.diagonal(jac_x) - d_exposure)
-      self.assertTrue(np.all(err <= bound), (err, bound))
-      if not X64:
-        continue
-      for name in args:
-        h = 1e-6 * max(1.0, abs(p[name])) * (0.1 if name == "period" else 1.0)
-        at = lambda k: model(dict(args, **{name: args[name] + k * h}), exposure)
-        if name == "ecc" and p["ecc"] < 2 * h:  # one-sided at a circular orbit
-          fd = (4 * at(1) - 3 * at(0) - at(2)) / (2 * h)
-        else:
-          fd = (at(1) - at(-1)) / (2 * h)
-        # (absolute floor: the differences of a mean exact to ~1e-10)
-        np.testing.assert_allclose(jac[name], fd, rtol=2e-5,
-                                   atol=max(2e-5 * np.max(np.abs(jac[name])), 1e-8),
-                                   err_msg=name)
+      _check_exposure_derivatives(self, p, t, exposure)
 
   def test_exposures_of_many_orbits(self):
     """docs/transit_model.md, Extreme values: an exposure of more than 2^32
@@ -1087,9 +1093,7 @@ class LightExposureTest(parameterized.TestCase):
     self.assertLess(worst, 1e-9 if X64 else 1e-5)
 
   def test_derivatives_of_the_mean(self):
-    """The exact relations of ExposureTest.test_derivatives_of_the_mean
-    (in t0 and in T) and, in float64, every derivative (the orbit's, the
-    light's) against central differences of the mean."""
+    # _check_exposure_derivatives, the light's parameters too.
     rng = np.random.default_rng(63)
     for p in _orbits(64, 4)[1:]:
       glow = _glow(rng)
@@ -1097,38 +1101,7 @@ class LightExposureTest(parameterized.TestCase):
       t = np.concatenate([_times(p, rng, 3, 1.0), _eclipse_times(p, rng, 3, 1.0),
                           p["t0"] + rng.uniform(0.1, 0.4, 3) * p["period"]]).astype(FLOAT)
       exposure = np.tile(spans, 3).astype(FLOAT)
-      args = {k: jnp.asarray(v, FLOAT) for k, v in dict(p, **glow).items()}
-
-      def model(q, x):
-        orbit = {k: q[k] for k in p}
-        light = {k: q[k] for k in glow}
-        return transit.light_curve(t, u=QUADRATIC, exposure_time=x, **orbit, **light)
-
-      mean = model(args, exposure)
-      jac, jac_x = jax.jacfwd(model, argnums=(0, 1))(args, jnp.asarray(exposure))
-      ends = [np.asarray(_model(np.float64(t) + s * np.float64(exposure) / 2, p, **glow),
-                         np.float64) for s in (1, -1)]
-      tolerance = 1e-7 if X64 else 2e-4
-      bound = tolerance * np.max(np.abs(jac["t0"]))
-      err = np.abs(jac["t0"] + (ends[0] - ends[1]) / exposure)
-      self.assertTrue(np.all(err <= bound), (err, bound))
-      d_exposure = (ends[0] + ends[1]) / (2 * exposure) - mean / exposure
-      bound = tolerance * np.max(np.abs(jac_x))
-      err = np.abs(np.diagonal(jac_x) - d_exposure)
-      self.assertTrue(np.all(err <= bound), (err, bound))
-      if not X64:
-        continue
-      for name in args:
-        h = 1e-6 * max(1.0, abs(float(args[name]))) * (0.1 if name == "period" else 1.0)
-        at = lambda k: model(dict(args, **{name: args[name] + k * h}), exposure)
-        if name == "ecc" and p["ecc"] < 2 * h:  # one-sided at a circular orbit
-          fd = (4 * at(1) - 3 * at(0) - at(2)) / (2 * h)
-        else:
-          fd = (at(1) - at(-1)) / (2 * h)
-        # (absolute floor: the differences of a mean exact to ~1e-10)
-        np.testing.assert_allclose(jac[name], fd, rtol=2e-5,
-                                   atol=max(2e-5 * np.max(np.abs(jac[name])), 1e-8),
-                                   err_msg=name)
+      _check_exposure_derivatives(self, p, t, exposure, **glow)
 
   def test_exposures_of_many_orbits(self):
     """An exposure of more than 2^32 periods is the orbit average (the
