@@ -1,6 +1,7 @@
 // Every transit-model loop variant this CPU supports, run on the same times
 // (around transits and away from them, with and without exposures, on
-// circular, eccentric and grazing orbits and the laws' three kinds), must
+// circular, eccentric and grazing orbits and the laws' three kinds; with the
+// planet's light, over whole orbits), must
 //   - agree with every other variant within kTolerance (absolute on F - 1,
 //     relative to max(1, |value|) on the derivatives): the variants differ
 //     in FMA contraction and vector width only;
@@ -41,26 +42,28 @@ void Report(bool ok, const std::string& what, const std::string& detail) {
 struct Case {
   std::string name;
   limb_dark::Law law;
-  std::vector<double> row;  // parameters then coefficients
+  std::vector<double> row;  // parameters (and the light's) then coefficients
   int n_du;
+  bool light = false;
 };
 
 // Every output, one plane of n per result.
 std::vector<double> Run(CpuIsa isa, const Case& c, const std::vector<double>& t,
                         const std::vector<double>& exposure, const std::vector<size_t>& pieces) {
   const size_t n = t.size();
-  const int results = 1 + kParamCount + 1 + c.n_du;
+  const int first_du = 1 + kParamCount + 1 + (c.light ? kLightParamCount : 0);
+  const int results = first_du + c.n_du;
   std::vector<double> out(n * results);
   const TransitLoop<double> loop = LoopsForIsa(isa).get(0.0);
-  const int order = static_cast<int>(c.row.size()) - kParamCount;
+  const int order = static_cast<int>(c.row.size()) - RowOffsetOfU(c.light);
   size_t begin = 0;
   for (size_t k = 0; begin < n; ++k) {
     const size_t len = std::min(pieces[k % pieces.size()], n - begin);
     Outputs<double> o{};
     o.flux = out.data() + begin;
-    for (int j = 0; j <= kParamCount; ++j) o.d[j] = out.data() + (1 + j) * n + begin;
-    for (int j = 0; j < c.n_du; ++j) o.du[j] = out.data() + (2 + kParamCount + j) * n + begin;
-    loop(c.row.data(), order, Geometry::kImpactParameter, c.law, false, t.data() + begin,
+    for (int j = 0; j + 1 < first_du; ++j) o.d[j] = out.data() + (1 + j) * n + begin;
+    for (int j = 0; j < c.n_du; ++j) o.du[j] = out.data() + (first_du + j) * n + begin;
+    loop(c.row.data(), order, Geometry::kImpactParameter, c.law, c.light, t.data() + begin,
          exposure.data() + begin, o, len);
     begin += len;
   }
@@ -74,7 +77,8 @@ void CheckCase(const Case& c) {
   const double period = c.row[kPeriod], t0 = c.row[kT0];
   const double duration = period / c.row[kSemiMajor];
   for (int i = 0; i < 1500; ++i) {
-    t.push_back(t0 + std::floor(4 * unit(rng) - 2) * period + (unit(rng) - 0.5) * duration);
+    t.push_back(c.light ? t0 + (4 * unit(rng) - 2) * period
+                        : t0 + std::floor(4 * unit(rng) - 2) * period + (unit(rng) - 0.5) * duration);
     exposure.push_back(i % 3 == 0 ? duration * unit(rng) : 0.0);
   }
   t.push_back(std::numeric_limits<double>::quiet_NaN());
@@ -125,7 +129,12 @@ int main() {
       {"grazing, nonlinear", Law::kNonlinear,
        {4.0, 0.0, 10.0, 1.05, 0.12, 0.2, -1.0, 0.5, -0.2, 0.6, -0.2}, 4},
       {"tabulated", Law::kTabulated,
-       {3.0, 0.0, 8.0, 0.2, 0.1, 0.0, 0.0, 0.0, 0.3, 0.7, 1.0, 0.3, 0.6, 0.85, 1.0}, 4}};
+       {3.0, 0.0, 8.0, 0.2, 0.1, 0.0, 0.0, 0.0, 0.3, 0.7, 1.0, 0.3, 0.6, 0.85, 1.0}, 4},
+      {"circular, quadratic, the planet's light", Law::kPolynomial,
+       {3.0, 0.1, 8.0, 0.3, 0.1, 0.0, 0.0, 2e-3, 4e-4, 0.3, 2e-5, 5e-5, 0.4, 0.26}, 2, true},
+      {"eccentric, nonlinear, the planet's light", Law::kNonlinear,
+       {4.0, 0.0, 6.0, 0.9, 0.12, 0.4, -1.0, 2e-3, 4e-4, -0.2, 2e-5, 5e-5, 0.5, -0.2, 0.6, -0.2},
+       4, true}};
   for (const auto& c : cases) jaxext::transit::CheckCase(c);
   std::printf("%s\n", jaxext::transit::g_failed ? "FAILED" : "all checks passed");
   return jaxext::transit::g_failed ? 1 : 0;

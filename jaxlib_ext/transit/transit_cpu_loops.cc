@@ -274,10 +274,111 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
   return evaluations;
 }
 
+// Times without an exposure with the planet's light (any law), a block at a
+// time: every time's position in the orbit (SkyAtFixed) and, from it, F - 1
+// of the planet's phase curve and the star's modulation alone (LightFluxAt
+// where the disks do not overlap: no transit deficit, the planet wholly
+// visible), with its derivatives, in loops over the times that clang
+// vectorises; then the times where the disks overlap (b < 1 + r, in transit
+// or in eclipse) or that are NaN or infinite go one at a time
+// (TransitElement). The same values as LightFluxAt's to rounding.
+template <bool kDerivatives, typename T>
+void LightTimes(const Planet& planet, const T* t, const T* exposure, const Outputs<T>& out,
+                size_t begin, size_t end) {
+  constexpr size_t kBlock = 128;
+  constexpr int kGrads = kParamCount + kLightParamCount;
+  // Copied: the loops' stores cannot then alias them, which vectorising
+  // needs.
+  const Orbit orbit = planet.orbit;
+  const double reach = 1 + planet.r;
+  const double night = planet.glow[kNightFlux], beaming = planet.glow[kBeaming];
+  const double day_minus_night = planet.glow[kPlanetFlux] - night;
+  const double ellipsoidal = planet.glow[kEllipsoidal];
+  const double cos_offset = planet.cos_offset, sin_offset = planet.sin_offset;
+  const int n_du = kDerivatives && out.du[0] ? planet.curve.n_du : 0;
+  // Tens of kB: on the heap, not the pool thread's stack.
+  struct Scratch {
+    double dt[kBlock], value[kBlock], grad[kGrads][kBlock];
+    double sin_e[kBlock], cos_e[kBlock], den[kBlock], xw[kBlock], yw[kBlock];
+    bool overlap[kBlock];
+  };
+  const std::unique_ptr<Scratch> scratch(new Scratch);
+  Scratch& k = *scratch;
+  for (size_t start = begin; start < end; start += kBlock) {
+    const size_t m = end - start < kBlock ? end - start : kBlock;
+    for (size_t i = 0; i < m; ++i) k.dt[i] = static_cast<double>(t[start + i]) - orbit.t0;
+    for (size_t i = 0; i < m; ++i) {
+      const Sky s = SkyAtFixed<false>(orbit, k.dt[i]);
+      k.overlap[i] = !(std::sqrt(s.b2) >= reach) || !(k.dt[i] - k.dt[i] == 0);
+      const double inv = 1 / (orbit.a * s.den);
+      const double cos_wf = s.xw * inv, sin_wf = s.yw * inv;
+      const double cos_po = sin_wf * cos_offset + cos_wf * sin_offset;
+      const double phase = night + day_minus_night * ((1 - cos_po) / 2);
+      const double velocity = cos_wf + orbit.e * orbit.cos_w;
+      const double cos_2phi = (sin_wf - cos_wf) * (sin_wf + cos_wf);
+      k.value[i] = (-beaming * velocity - ellipsoidal * cos_2phi) + phase;
+      k.sin_e[i] = s.sin_e;
+      k.cos_e[i] = s.cos_e;
+      k.den[i] = s.den;
+      k.xw[i] = s.xw;
+      k.yw[i] = s.yw;
+    }
+    if (kDerivatives) {
+      for (size_t i = 0; i < m; ++i) {
+        double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
+        SkyGradient(orbit, k.dt[i], k.sin_e[i], k.cos_e[i], k.den[i], d_b2, d_xw, d_yw);
+        const double inv = 1 / (orbit.a * k.den[i]);
+        const double cos_wf = k.xw[i] * inv, sin_wf = k.yw[i] * inv;
+        const double cos_po = sin_wf * cos_offset + cos_wf * sin_offset;
+        const double sin_po = -cos_wf * cos_offset + sin_wf * sin_offset;
+        const double velocity = cos_wf + orbit.e * orbit.cos_w;
+        JAXEXT_UNROLL
+        for (int j = 0; j < kParamCount; ++j) {
+          const double d_angle = (k.xw[i] * d_yw[j] - k.yw[i] * d_xw[j]) * inv * inv;
+          const double d_cos_wf = -sin_wf * d_angle, d_sin_wf = cos_wf * d_angle;
+          const double d_velocity = d_cos_wf + (j == kEccentricity ? orbit.cos_w : 0.0) -
+                                    (j == kOmega ? orbit.e * orbit.sin_w : 0.0);
+          const double d_cos_2phi = 2 * (sin_wf * d_sin_wf - cos_wf * d_cos_wf);
+          const double d_star = -beaming * d_velocity - ellipsoidal * d_cos_2phi;
+          k.grad[j][i] = d_star + day_minus_night * sin_po / 2 * d_angle;
+        }
+        k.grad[kRadius][i] = 0;
+        const double shape = (1 - cos_po) / 2;
+        k.grad[kParamCount + kPlanetFlux][i] = shape;
+        k.grad[kParamCount + kNightFlux][i] = 1 - shape;
+        k.grad[kParamCount + kPhaseOffset][i] = day_minus_night * sin_po / 2;
+        k.grad[kParamCount + kBeaming][i] = -velocity;
+        k.grad[kParamCount + kEllipsoidal][i] = -((sin_wf - cos_wf) * (sin_wf + cos_wf));
+      }
+    }
+    for (size_t i = 0; i < m; ++i) out.flux[start + i] = static_cast<T>(k.value[i]);
+    if (kDerivatives) {
+      for (int j = 0; j < kParamCount; ++j) {
+        for (size_t i = 0; i < m; ++i) out.d[j][start + i] = static_cast<T>(k.grad[j][i]);
+      }
+      for (size_t i = 0; i < m; ++i) out.d[kParamCount][start + i] = 0;
+      for (int j = 0; j < kLightParamCount; ++j) {
+        T* column = out.d[kParamCount + 1 + j];
+        for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(k.grad[kParamCount + j][i]);
+      }
+      for (int j = 0; j < n_du; ++j) {
+        for (size_t i = 0; i < m; ++i) out.du[j][start + i] = 0;
+      }
+    }
+    for (size_t i = 0; i < m; ++i) {
+      if (k.overlap[i]) {
+        TransitElement(planet, nullptr, nullptr, t, exposure, static_cast<std::int64_t>(start + i),
+                       out);
+      }
+    }
+  }
+}
+
 // The row is made ready once; its contacts once, at the first element with
 // an exposure. A polynomial law of at most two coefficients without the
 // planet's light takes LowOrderTimes for runs of times without an exposure
-// and LowOrderExposures for runs with one; the others go a time at a time
+// and LowOrderExposures for runs with one; with the planet's light, runs of
+// times without an exposure take LightTimes; the others go a time at a time
 // (TransitElement).
 template <typename T>
 size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law law,
@@ -303,6 +404,18 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
         contacts = FindContacts(*planet);
       }
       found = true;
+    }
+    if (light && planet->valid && exposure[i] == 0) {
+      size_t stop = i;
+      while (stop < n && exposure[stop] == 0) ++stop;
+      if (out.d[0]) {
+        LightTimes<true>(*planet, t, exposure, out, i, stop);
+      } else {
+        LightTimes<false>(*planet, t, exposure, out, i, stop);
+      }
+      evaluations += stop - i;
+      i = stop;
+      continue;
     }
     if (low_order) {
       // The run of times with (or without) an exposure from i.
