@@ -93,6 +93,36 @@ def example_model():
 # threading mode (or device count) is measured by a subprocess of its own.
 
 
+def in_loop(jax, jnp, fn, calls):
+  """fn(*args) evaluated `calls` times inside one jitted lax.fori_loop.
+
+  The returned function takes fn's arguments and a zero (an argument, so
+  that XLA cannot fold it) and returns the last evaluation's outputs. Each
+  evaluation adds zero times the sum of the first element of every output
+  of the one before to the first element of every argument (an in-place
+  update of one element each), so that no work that depends on an argument
+  can be hoisted out of the loop (in a fit every argument changes from one
+  step to the next), and the outputs are carried through the loop, so that
+  none of them can be dropped or computed in part.
+  """
+
+  def run(*args_and_zero):
+    *args, zero = args_and_zero
+    outs = jax.eval_shape(fn, *args)
+    outs = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), outs)
+
+    def body(_, carry):
+      args, _ = carry
+      outs = fn(*args)
+      touch = zero * sum(jnp.ravel(x)[0] for x in jax.tree_util.tree_leaves(outs))
+      args = tuple(a.at[(0,) * a.ndim].add(touch.astype(a.dtype)) if a.size else a for a in args)
+      return args, outs
+
+    return jax.lax.fori_loop(0, calls, body, (tuple(args), outs))[1]
+
+  return jax.jit(run)
+
+
 def run_worker(script, config, label, env=None):
   """Runs `script` as a worker (`python script --worker CONFIG_JSON OUT`),
   its output on stderr, and returns what its measuring function returned.

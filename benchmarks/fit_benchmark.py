@@ -20,8 +20,9 @@ gradient in (b, r, u); the true anomaly's outputs against jax.jvp, and its
 weighted sum against its value and gradient in (M, e); jnp functions of 2
 and 4 arrays in and out (x + 1 each) for what the JVP's extra arrays cost.
 Each case is timed alone (bench_common.Timer, interleave=False), called
-alone from Python and in a compiled loop (`_in_loop`, as a fit runs the op);
-the targets (TARGETS) are judged in the loop. See benchmarks/BENCHMARKS.md.
+alone from Python and in a compiled loop (`bench_common.in_loop`, as a fit
+runs the op); the targets (TARGETS) are judged in the loop. See
+benchmarks/BENCHMARKS.md.
 """
 
 import sys
@@ -30,7 +31,8 @@ import bench_common
 
 SIZES = (1_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)
-# Evaluations per compiled loop (_in_loop), per N: a loop lasts about 1 to 10 ms.
+# Evaluations per compiled loop (bench_common.in_loop), per N: a loop lasts
+# about 1 to 10 ms.
 LOOP_CALLS = {1_000: 200, 10_000: 50, 100_000: 10}
 # The example's model: (case, reference case, what, limit):
 # time(case) / time(reference) >= limit.
@@ -86,36 +88,6 @@ def _op_inputs(model, params, t_lc, t_rv):
   return seen["kepler"], seen["lc"]
 
 
-def _in_loop(jax, jnp, fn, calls):
-  """fn(*args) evaluated `calls` times inside one jitted lax.fori_loop.
-
-  The returned function takes fn's arguments and a zero (an argument, so
-  that XLA cannot fold it) and returns the last evaluation's outputs. Each
-  evaluation adds zero times the sum of the first element of every output
-  of the one before to the first element of every argument (an in-place
-  update of one element each), so that no work that depends on an argument
-  can be hoisted out of the loop (in a fit every argument changes from one
-  step to the next), and the outputs are carried through the loop, so that
-  none of them can be dropped or computed in part.
-  """
-
-  def run(*args_and_zero):
-    *args, zero = args_and_zero
-    outs = jax.eval_shape(fn, *args)
-    outs = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), outs)
-
-    def body(_, carry):
-      args, _ = carry
-      outs = fn(*args)
-      touch = zero * sum(jnp.ravel(x)[0] for x in jax.tree_util.tree_leaves(outs))
-      args = tuple(a.at[(0,) * a.ndim].add(touch.astype(a.dtype)) if a.size else a for a in args)
-      return args, outs
-
-    return jax.lax.fori_loop(0, calls, body, (tuple(args), outs))[1]
-
-  return jax.jit(run)
-
-
 def _cases(jax, jnp, np, model, n):
   params, t_lc, t_rv, (y_lc, y_rv) = _model_inputs(np, jnp, model, n)
   (m, e), (u, b, r) = _op_inputs(model, params, t_lc, t_rv)
@@ -159,7 +131,7 @@ def _cases(jax, jnp, np, model, n):
   for case, reference, _, _ in TARGETS:
     for name in (case, reference):
       fn, args = cases[name]
-      cases[f"loop/{name}"] = (_in_loop(jax, jnp, fn, calls), args + (zero,))
+      cases[f"loop/{name}"] = (bench_common.in_loop(jax, jnp, fn, calls), args + (zero,))
   # The two implementations agree (the same model, value and gradient).
   ours = cases["model/ours/value_and_grad"][0](params)
   theirs = cases["model/jaxoplanet/value_and_grad"][0](params)
@@ -195,7 +167,7 @@ def _demo_cases(jax, jnp, np, model):
   y_rv = rv + rng.normal(0, RV_SIGMA, rv.shape)
   names = list(model.TRUTH)
   params = {k: jnp.asarray(v * (1 + 1e-3)) for k, v in model.TRUTH.items()}
-  z = jnp.stack([params[k] for k in names])  # one array: what _in_loop perturbs
+  z = jnp.stack([params[k] for k in names])  # one array: what in_loop perturbs
   samples, error = model.fewest_samples(params, t_lc, PPM, most=4097)
   if samples is None:
     raise RuntimeError(f"jaxoplanet's integrate not within {PPM} at 4097 samples ({error:.1e})")
@@ -210,7 +182,7 @@ def _demo_cases(jax, jnp, np, model):
 
     fn = jax.jit(jax.value_and_grad(chi2))
     cases[f"demo/{key}"] = (fn, (z,))
-    cases[f"loop/demo/{key}"] = (_in_loop(jax, jnp, fn, DEMO_LOOP_CALLS),
+    cases[f"loop/demo/{key}"] = (bench_common.in_loop(jax, jnp, fn, DEMO_LOOP_CALLS),
                                  (z, jnp.zeros((), jnp.float64)))
   return cases, {"samples": samples, "error": error, "points": (int(t_lc.size), int(t_rv.size))}
 

@@ -15,8 +15,20 @@ r = 0.1, the quadratic law u = (0.4, 0.26)), ns per time:
   that number reported;
 - the light-curve evaluations per exposure of ours, in and out of transit
   (benchmarks/exposure_counts.cc runs the same exposure code and counts);
-- the targets (TARGETS, COUNT_TARGETS) marked met or missed; the agreement
-  of the columns.
+- over one whole orbit (N times from a quarter period before t0, the
+  secondary eclipse in the middle): the transit alone, the full model with
+  the planet's light (eclipse, phase curve, beaming, ellipsoidal) and the
+  transit with transit_times (two epochs), value and value and gradient;
+- a fit's step over two transits and two secondary eclipses (2-min
+  cadence, two durations either side of each event): jax.value_and_grad
+  of a chi-square in every parameter (period, t0, b, r, u, the planet's
+  flux), ours against jaxoplanet 0.2's emission light curve (its
+  SurfaceSystem: the transit and a uniform planet's eclipse; it has no
+  phase curve, beaming or ellipsoidal variation), called alone and in a
+  compiled loop (bench_common.in_loop, as a sampler runs it); ours with the
+  whole planet's light too;
+- the targets (TARGETS, COUNT_TARGETS, FIT_TARGET) marked met or missed;
+  the agreement of the columns.
 See benchmarks/BENCHMARKS.md.
 """
 
@@ -40,7 +52,19 @@ COUNTS_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expos
 TARGETS = (
     ("ours/value", "limb_dark/value", "<=", 1.5),
     ("ours/value_and_grad", "ours/value", "<=", 2.5),
+    ("orbit/light/value", "orbit/transit/value", "<=", 1.3),
+    ("orbit/transit_times/value", "orbit/transit/value", "<=", 1.1),
 )
+# The whole orbit's model: the planet's light, and the transit times of
+# epochs 0 and 1 (off the linear ephemeris by 1.4 and -2.9 min).
+LIGHT = {"planet_flux": 1e-3, "night_flux": 1e-4, "phase_offset": 0.2, "beaming": 2e-5,
+         "ellipsoidal": 3e-5}
+TRANSIT_TIMES = (0.001, PERIOD - 0.002)
+ORBIT_MODELS = ("transit", "light", "transit_times")
+# The eclipse fit: 2-min cadence, its loop's evaluations, the light curve's
+# noise; the target: jaxoplanet's time / ours in the loop.
+FIT_CADENCE, FIT_LOOP_CALLS, FIT_SIGMA = 2 / 1440, 20, 100e-6
+FIT_TARGET = 10.0
 
 
 def jaxoplanet_model(jnp, period, b, r):
@@ -64,6 +88,64 @@ def jaxoplanet_model(jnp, period, b, r):
 
   body = system(dict(period=period, t0=0.0, b=b, r=r)).bodies[0]
   return model, float(body.semimajor / body.central_radius)
+
+
+def jaxoplanet_emission_model(jnp):
+  """model(p, t): F - 1 of jaxoplanet 0.2's emission light curve at the
+  parameters p (period, t0, b, r, u and fp, the planet's flux: a uniform
+  disk, no phase curve), the sum of the star's and the planet's fluxes less
+  one; a Sun-like star as jaxoplanet_model's."""
+  from jaxoplanet.light_curves import emission  # pylint: disable=g-import-not-at-top
+  from jaxoplanet.orbits import keplerian  # pylint: disable=g-import-not-at-top
+  from jaxoplanet.starry.orbit import SurfaceSystem  # pylint: disable=g-import-not-at-top
+  from jaxoplanet.starry.surface import Surface  # pylint: disable=g-import-not-at-top
+
+  def model(p, t):
+    system = SurfaceSystem(keplerian.Central(), Surface(u=tuple(p["u"]))).add_body(
+        keplerian.Body(period=p["period"], time_transit=p["t0"], impact_param=p["b"],
+                       radius=p["r"]), surface=Surface(amplitude=p["fp"], normalize=False))
+    return jnp.sum(emission.light_curve(system)(t), axis=-1) - 1
+
+  return model
+
+
+def _fit_cases(jax, jnp, np, a, ours):
+  """The eclipse fit's cases ({name: (fn, args)}, alone and "loop/" in a
+  compiled loop) and the agreement of ours with jaxoplanet on its times.
+  Ours keeps a fixed; jaxoplanet's a follows the period (Kepler's third law
+  for a Sun-like star)."""
+  duration = PERIOD / (np.pi * a) * (1 + R)
+  events = [k * PERIOD + offset for k in (0, 1) for offset in (0.0, PERIOD / 2)]
+  t = jnp.asarray(np.concatenate([np.arange(c - 2 * duration, c + 2 * duration, FIT_CADENCE)
+                                  for c in events]))
+  truth = {"period": PERIOD, "t0": 0.0, "b": B, "r": R, "u": jnp.asarray(U), "fp": 5e-4}
+  truth = {k: jnp.asarray(v, jnp.float64) for k, v in truth.items()}
+  jaxoplanet_fn = jaxoplanet_emission_model(jnp)
+  rest = {k: v for k, v in LIGHT.items() if k != "planet_flux"}
+  models = {
+      "jaxoplanet": jaxoplanet_fn,
+      "ours": lambda p, t: ours(p, t, planet_flux=p["fp"]),
+      "ours, the whole light": lambda p, t: ours(p, t, planet_flux=p["fp"], **rest),
+  }
+  rng = np.random.default_rng(bench_common.SEED)
+  y = models["ours"](truth, t) + jnp.asarray(rng.normal(0, FIT_SIGMA, t.shape))
+  # One array of the parameters (what in_loop perturbs), a little off the
+  # truth as a fit's steps are.
+  start = jnp.concatenate([jnp.ravel(truth[k]) for k in truth]) * (1 + 1e-3)
+
+  def unpack(z):
+    return {"period": z[0], "t0": z[1], "b": z[2], "r": z[3], "u": z[4:6], "fp": z[6]}
+
+  cases = {}
+  for name, model in models.items():
+    chi2 = lambda z, model=model: jnp.sum(jnp.square((model(unpack(z), t) - y) / FIT_SIGMA))
+    fn = jax.jit(jax.value_and_grad(chi2))
+    cases[f"fit/{name}"] = (fn, (start,))
+    cases[f"loop/fit/{name}"] = (bench_common.in_loop(jax, jnp, fn, FIT_LOOP_CALLS),
+                                 (start, jnp.zeros((), jnp.float64)))
+  agreement = float(jnp.max(jnp.abs(models["jaxoplanet"](unpack(start), t) -
+                                    models["ours"](unpack(start), t))))
+  return cases, {"points": int(t.size), "agreement": agreement}
 
 
 def _batman(np, a, t, samples=1):
@@ -128,9 +210,10 @@ def measure_mode(quick):
   p = {"period": jnp.float64(PERIOD), "t0": jnp.float64(0.0), "b": jnp.float64(B),
        "r": jnp.float64(R), "u": jnp.asarray(U)}
 
-  def ours(p, t, exposure=0.0):
+  def ours(p, t, exposure=0.0, **extra):
+    # a: jaxoplanet's for the period (fixed in the fit).
     return transit.light_curve(t, period=p["period"], t0=p["t0"], a=a, b=p["b"], r=p["r"],
-                               u=p["u"], exposure_time=exposure)
+                               u=p["u"], exposure_time=exposure, **extra)
 
   def value_and_grad(fn):
     return jax.jit(jax.value_and_grad(lambda p, t: jnp.sum(fn(p, t))))
@@ -153,6 +236,13 @@ def measure_mode(quick):
       "jaxoplanet": float(np.max(np.abs(np.asarray(jaxoplanet_fn(p, t)) - ours(p, t)))),
       "batman": float(np.max(np.abs(batman_value() - ours(p, t)))),
   }
+  t_orbit = jax.device_put(np.linspace(-PERIOD / 4, 3 * PERIOD / 4, n))
+  extras = {"transit": {}, "light": LIGHT,
+            "transit_times": {"transit_times": jnp.asarray(TRANSIT_TIMES)}}
+  for name in ORBIT_MODELS:
+    orbit = functools.partial(ours, **extras[name])
+    cases[f"orbit/{name}/value"] = (jax.jit(orbit), (p, t_orbit))
+    cases[f"orbit/{name}/value_and_grad"] = (value_and_grad(orbit), (p, t_orbit))
   exposed = functools.partial(ours, exposure=EXPOSURE)
   cases["ours/exposure/value"] = (jax.jit(exposed), (p, t))
   cases["ours/exposure/value_and_grad"] = (value_and_grad(exposed), (p, t))
@@ -166,8 +256,12 @@ def measure_mode(quick):
     cases["jaxoplanet/exposure/value_and_grad"] = (value_and_grad(integrated), (p, t))
   s, error = _fewest_samples(np, lambda k: _batman(np, a, t_host, k)(), exact, most=1025)
   samples["batman"] = (s, error)
+  fit_cases, fit = _fit_cases(jax, jnp, np, a, ours)
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
   times = timer(cases, interleave=False)
+  fit["times"] = {k: {q: v / FIT_LOOP_CALLS if q in ("min", "median", "max") else v
+                      for q, v in entry.items()} if k.startswith("loop/") else entry
+                  for k, entry in timer(fit_cases, interleave=False).items()}
   numpy_timer = bench_common.Timer(jax, repeats=3 if quick else 7,
                                    min_seconds=0.02 if quick else 0.1)
   times.update(numpy_timer({"batman/value": (batman_value, ())}, interleave=False))
@@ -175,6 +269,7 @@ def measure_mode(quick):
     times.update(numpy_timer({"batman/exposure/value": (
         _batman(np, a, t_host, samples["batman"][0]), ())}, interleave=False))
   return dict(threads, n=n, a=a, times=times, agreement=agreement, samples=samples, counts=counts,
+              fit=fit,
               versions=bench_common.versions(("jax", "jaxlib", "jaxoplanet", "batman-package")))
 
 
@@ -215,6 +310,13 @@ def report(data):
                  _cell(t, n, f"batman/exposure/{what}", f"ours/exposure/{what}")])
   out.table(["model", "what", "ours", "limb_dark alone (ratio)", "jaxoplanet (ratio)",
              "batman (ratio)"], rows)
+  out.para("Over one whole orbit (N times, the eclipse in the middle), ns per time; in "
+           "parentheses the time over the transit alone's: the planet's light "
+           f"({', '.join(f'{k} {v:g}' for k, v in LIGHT.items())}), transit_times "
+           f"{TRANSIT_TIMES}.")
+  out.table(["model", "value", "value_and_grad"], [
+      [name] + [_cell(t, n, f"orbit/{name}/{what}", f"orbit/transit/{what}")
+                for what in ("value", "value_and_grad")] for name in ORBIT_MODELS])
   out.para("Samples per exposure for 1 ppm of the exact mean (ours): " + "; ".join(
       f"{peer} {s if s else 'not reached'} (max error {err:.1e})"
       for peer, (s, err) in res["samples"].items())
@@ -228,6 +330,17 @@ def report(data):
              "benchmarks/exposure_counts.cc, the same header): " + "; ".join(
                  f"{name}: {mean:.2f} on average, at most {most} ({k:,} exposures)"
                  for name, (mean, most, k) in counts.items()) + ".")
+  fit, ft = res["fit"], res["fit"]["times"]
+  out.para(f"A fit's step over two transits and two secondary eclipses ({fit['points']:,} "
+           "points, 2-min cadence): jax.value_and_grad of the chi-square in period, t0, b, r, u "
+           f"and the planet's flux, us per evaluation, in a compiled loop ({FIT_LOOP_CALLS} "
+           "evaluations in one jitted lax.fori_loop) and called alone; jaxoplanet 0.2's emission "
+           "light curve expresses the transit and a uniform planet's eclipse, not the phase "
+           f"curve. max |jaxoplanet - ours|: {fit['agreement']:.1e}.")
+  names = [k.split("/", 1)[1] for k in ft if not k.startswith("loop/")]
+  out.table(["model", "in a loop", "called alone"], [
+      [name, "%.1f us" % (ft["loop/fit/" + name]["min"] * 1e6),
+       "%.1f us" % (ft["fit/" + name]["min"] * 1e6)] for name in names])
   rows = []
   for case, reference, relation, limit in TARGETS:
     num, den = (reference, case) if relation == ">=" else (case, reference)
@@ -235,6 +348,9 @@ def report(data):
     met = ratio >= limit if relation == ">=" else ratio <= limit
     rows.append([f"{case} {relation} {limit:g}x {reference}", f"{ratio:.2f}x",
                  "met" if met else "MISSED"])
+  ratio = ft["loop/fit/jaxoplanet"]["min"] / ft["loop/fit/ours"]["min"]
+  rows.append([f"eclipse fit: jaxoplanet >= {FIT_TARGET:g}x ours (in a loop)", f"{ratio:.1f}x",
+               "met" if ratio >= FIT_TARGET else "MISSED"])
   if not isinstance(counts, str):
     for name, limit in COUNT_TARGETS.items():
       if name in counts:

@@ -14,17 +14,23 @@
 namespace jaxext::transit {
 inline namespace JAXEXT_MATH_NAMESPACE {
 
+// The planet's light and the star's modulation: the LightParams, and the
+// phase offset's cosine and sine.
+struct Glow {
+  double p[kLightParamCount];
+  double cos_offset, sin_offset;
+};
+
 // One parameter set made ready for its times: the orbit, the planet's
 // radius, the star's law and, with `light`, the planet's light and the
-// star's modulation (LightParam order in `glow`).
+// star's modulation (`glow`; all 0 without).
 struct Planet {
   bool valid;  // false: the orbit, the radius or the law refused (NaN everywhere)
   Orbit orbit;
   double r;
   limb_dark::CurveRow curve;
   bool light;
-  double glow[kLightParamCount];
-  double cos_offset, sin_offset;  // of the phase offset
+  Glow glow;
 };
 
 // p: the orbital parameters (Param order) then, with `light`, the
@@ -40,13 +46,14 @@ JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::
   planet->valid = planet->orbit.valid &&
                   limb_dark::CurveAt(planet->curve, planet->r + 2, planet->r, nullptr).value == 0;
   planet->light = light;
+  Glow& glow = planet->glow;
   for (int j = 0; j < kLightParamCount; ++j) {
-    planet->glow[j] = light ? p[kParamCount + j] : 0.0;
-    planet->valid = planet->valid && IsFinite(planet->glow[j]);
+    glow.p[j] = light ? p[kParamCount + j] : 0.0;
+    planet->valid = planet->valid && IsFinite(glow.p[j]);
   }
-  planet->valid = planet->valid && planet->glow[kPlanetFlux] >= 0 && planet->glow[kNightFlux] >= 0;
-  planet->cos_offset = light ? Cos(planet->glow[kPhaseOffset]) : 1.0;
-  planet->sin_offset = light ? Sin(planet->glow[kPhaseOffset]) : 0.0;
+  planet->valid = planet->valid && glow.p[kPlanetFlux] >= 0 && glow.p[kNightFlux] >= 0;
+  glow.cos_offset = light ? Cos(glow.p[kPhaseOffset]) : 1.0;
+  glow.sin_offset = light ? Sin(glow.p[kPhaseOffset]) : 0.0;
 }
 
 // F - 1 at dt = t - t0 (0 with the planet behind the star); with d
@@ -79,20 +86,125 @@ JAXEXT_HD_CALLED double FluxAt(const Planet& planet, double dt, double* d, doubl
   return f.value;
 }
 
+// The planet's light and the star's modulation at one place in the orbit,
+// what does not depend on the disks' overlap: with phi = omega + f - pi/2
+// the planet's phase angle (0 at inferior conjunction), from the position
+// in the orbit's plane (cos(omega + f) = x_w / |x|, sin(omega + f) = y_w /
+// |x|),
+//   star - 1 = -beaming (cos(omega + f) + e cos omega) - ellipsoidal cos(2 phi),
+//   phase = night + (day - night) shape,  shape = (1 - cos(phi + offset)) / 2,
+// the star's flux less one and the planet's at full disk, and phase's
+// derivative in the offset; with d_xw and d_yw (the position's derivatives,
+// SkyGradient's) not null, d_star and d_phase per orbital parameter.
+struct LightTerms {
+  double shape, phase, d_phase_d_offset, velocity, cos_2phi, star_minus_one;
+  double d_star[kParamCount], d_phase[kParamCount];
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE LightTerms LightTermsAt(const Orbit& o, const Glow& glow,
+                                                       double xw, double yw, double den,
+                                                       const double* d_xw, const double* d_yw) {
+  const double* g = glow.p;
+  LightTerms k;
+  const double inv = 1 / (o.a * den);
+  const double cos_wf = xw * inv, sin_wf = yw * inv;
+  // phi + offset: cos phi = sin(omega + f), sin phi = -cos(omega + f).
+  const double cos_po = sin_wf * glow.cos_offset + cos_wf * glow.sin_offset;
+  const double sin_po = -cos_wf * glow.cos_offset + sin_wf * glow.sin_offset;
+  k.shape = (1 - cos_po) / 2;
+  const double day_minus_night = g[kPlanetFlux] - g[kNightFlux];
+  k.phase = g[kNightFlux] + day_minus_night * k.shape;
+  // d(1 - cos x) / 2 = sin x / 2 dx.
+  k.d_phase_d_offset = day_minus_night * sin_po / 2;
+  k.velocity = cos_wf + o.e * o.cos_w;
+  k.cos_2phi = (sin_wf - cos_wf) * (sin_wf + cos_wf);
+  k.star_minus_one = -g[kBeaming] * k.velocity - g[kEllipsoidal] * k.cos_2phi;
+  if (d_xw) {
+    JAXEXT_UNROLL
+    for (int j = 0; j < kParamCount; ++j) {
+      // d(omega + f) from d x_w and d y_w: (x_w d y_w - y_w d x_w) / |x|^2.
+      const double d_angle = (xw * d_yw[j] - yw * d_xw[j]) * inv * inv;
+      const double d_cos_wf = -sin_wf * d_angle, d_sin_wf = cos_wf * d_angle;
+      const double d_velocity =
+          d_cos_wf + (j == kEccentricity ? o.cos_w : 0.0) - (j == kOmega ? o.e * o.sin_w : 0.0);
+      const double d_cos_2phi = 2 * (sin_wf * d_sin_wf - cos_wf * d_cos_wf);
+      k.d_star[j] = -g[kBeaming] * d_velocity - g[kEllipsoidal] * d_cos_2phi;
+      // d(phi + offset) = d(omega + f).
+      k.d_phase[j] = k.d_phase_d_offset * d_angle;
+    }
+  }
+  return k;
+}
+
+// What the disks' overlap does at the separation b: in front, the transit's
+// F - 1 of the star's law (`transit`, with dF/du into du where not null);
+// behind, the planet's visible share, 1 - (the area the star hides) /
+// (pi r^2) (limb_dark::OverlapOfDisks), and its derivatives in b and r (a
+// planet of radius 0: hidden behind the disk, b < 1). No overlap (b >= 1 +
+// r): {0, 0, 0} and 1.
+struct Overlap {
+  limb_dark::Flux transit;
+  double visible, d_visible_db, d_visible_dr;
+};
+
+JAXEXT_HD Overlap OverlapAt(const Planet& planet, bool front, double b, double* du) {
+  using namespace detail;
+  Overlap v = {{0.0, 0.0, 0.0}, 1.0, 0.0, 0.0};
+  const double r = planet.r;
+  if (front) {
+    v.transit = limb_dark::CurveAt(planet.curve, b, r, du);
+  } else if (r > 0) {
+    const limb_dark::DiskOverlap hidden = limb_dark::OverlapOfDisks(b, r);
+    const double disk = kPi * r * r;
+    v.visible = 1 - hidden.area / disk;
+    v.d_visible_db = -hidden.d_db / disk;
+    v.d_visible_dr = -hidden.d_dr / disk + 2 * hidden.area / (disk * r);
+  } else {
+    v.visible = b < 1 ? 0.0 : 1.0;
+  }
+  if (!front && du) {
+    for (int j = 0; j < planet.curve.n_du; ++j) du[j] = 0;
+  }
+  return v;
+}
+
+// F - 1 = S (1 + delta) - 1 + v P from the terms (LightTermsAt: S = 1 + star
+// - 1, P = phase) and the overlap (OverlapAt: delta = transit, v =
+// visible), b = sqrt(b^2); with d non-null (and d_b2, d(b^2) per parameter;
+// terms with their derivatives), d[Param], d_glow[LightParam] and du
+// (OverlapAt's dF/du, scaled by S here) where not null.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Overlap& v, double b,
+                                                   const double* d_b2, int n_du, double* d,
+                                                   double* d_glow, double* du) {
+  const double star = 1 + k.star_minus_one;
+  const double one_plus_transit = 1 + v.transit.value;
+  if (d) {
+    // d(b^2) = 2 b db; F is even in b, so the b-derivatives vanish at b = 0.
+    const double per_b2 =
+        b > 0 ? (v.transit.d_db * star + k.phase * v.d_visible_db) / (2 * b) : 0.0;
+    JAXEXT_UNROLL
+    for (int j = 0; j < kParamCount; ++j) {
+      d[j] = per_b2 * d_b2[j] + one_plus_transit * k.d_star[j] + v.visible * k.d_phase[j];
+    }
+    d[kRadius] = v.transit.d_dr * star + k.phase * v.d_visible_dr;
+    d_glow[kPlanetFlux] = v.visible * k.shape;
+    d_glow[kNightFlux] = v.visible * (1 - k.shape);
+    d_glow[kPhaseOffset] = v.visible * k.d_phase_d_offset;
+    d_glow[kBeaming] = -k.velocity * one_plus_transit;
+    d_glow[kEllipsoidal] = -k.cos_2phi * one_plus_transit;
+  }
+  if (du) {
+    for (int j = 0; j < n_du; ++j) du[j] *= star;
+  }
+  return v.transit.value * star + k.star_minus_one + v.visible * k.phase;
+}
+
 // F - 1 with the planet's light and the star's modulation (Planet::light),
-// the system's flux over the star's unocculted, unmodulated flux, minus one:
-//   F - 1 = S (1 + delta) - 1 + v P,
-// with phi = omega + f - pi/2 the planet's phase angle (0 at inferior
-// conjunction), from the position in the orbit's plane: cos(omega + f) =
-// x_w / |x|, sin(omega + f) = y_w / |x|;
-//   S = 1 - beaming (cos(omega + f) + e cos omega) - ellipsoidal cos(2 phi),
-// the star's flux; delta the transit's F - 1 in front (0 behind); P = night
-// + (day - night) (1 - cos(phi + offset)) / 2, the planet's flux at full
-// disk; v its visible share, 1 - (the area the star hides) / (pi r^2)
-// behind (limb_dark::OverlapOfDisks), 1 in front (a planet of radius 0:
-// hidden behind the disk, b < 1). d: dF/d parameter (Param order), d_glow:
-// dF/d LightParam, du: dF/du, each where not null; NaN everywhere where
-// the planet is refused or dt is NaN or infinite.
+// the system's flux over the star's unocculted, unmodulated flux, minus one
+// (CombineLight of LightTermsAt and OverlapAt at the planet's position).
+// d: dF/d parameter (Param order), d_glow: dF/d LightParam, du: dF/du, each
+// where not null; NaN everywhere where the planet is refused or dt is NaN
+// or infinite.
 JAXEXT_HD_CALLED double LightFluxAt(const Planet& planet, double dt, double* d, double* d_glow,
                                     double* du) {
   using namespace detail;
@@ -108,67 +220,14 @@ JAXEXT_HD_CALLED double LightFluxAt(const Planet& planet, double dt, double* d, 
     }
     return NaN();
   }
-  const Orbit& o = planet.orbit;
-  const double* g = planet.glow;
-  double d_xw[kParamCount], d_yw[kParamCount];
-  Sky sky = SkyAt(o, dt, false);
-  if (d) SkyGradient(o, dt, sky.sin_e, sky.cos_e, sky.den, sky.d_b2, d_xw, d_yw);
-  const double dist = o.a * sky.den, inv = 1 / dist;
-  const double cos_wf = sky.xw * inv, sin_wf = sky.yw * inv;
-  // phi + offset: cos phi = sin(omega + f), sin phi = -cos(omega + f).
-  const double cos_po = sin_wf * planet.cos_offset + cos_wf * planet.sin_offset;
-  const double sin_po = -cos_wf * planet.cos_offset + sin_wf * planet.sin_offset;
-  const double shape = (1 - cos_po) / 2;
-  const double day_minus_night = g[kPlanetFlux] - g[kNightFlux];
-  const double phase = g[kNightFlux] + day_minus_night * shape;
-  const double velocity = cos_wf + o.e * o.cos_w;
-  const double cos_2phi = (sin_wf - cos_wf) * (sin_wf + cos_wf);
-  const double star_minus_one = -g[kBeaming] * velocity - g[kEllipsoidal] * cos_2phi;
-  const double b = Sqrt(sky.b2), r = planet.r;
-  limb_dark::Flux transit = {0.0, 0.0, 0.0};
-  double visible = 1, d_visible_db = 0, d_visible_dr = 0;
-  if (sky.front) {
-    transit = limb_dark::CurveAt(planet.curve, b, r, du);
-  } else if (r > 0) {
-    const limb_dark::DiskOverlap hidden = limb_dark::OverlapOfDisks(b, r);
-    const double disk = kPi * r * r;
-    visible = 1 - hidden.area / disk;
-    d_visible_db = -hidden.d_db / disk;
-    d_visible_dr = -hidden.d_dr / disk + 2 * hidden.area / (disk * r);
-  } else {
-    visible = b < 1 ? 0.0 : 1.0;
-  }
-  if (!sky.front && du) {
-    for (int j = 0; j < n_du; ++j) du[j] = 0;
-  }
-  const double star = 1 + star_minus_one;
-  if (d) {
-    // d(b^2) = 2 b db; F is even in b, so the b-derivatives vanish at b = 0.
-    const double per_b2 = b > 0 ? (transit.d_db * star + phase * d_visible_db) / (2 * b) : 0.0;
-    const double one_plus_transit = 1 + transit.value;
-    for (int j = 0; j < kParamCount; ++j) {
-      // d(omega + f) from d x_w and d y_w: (x_w d y_w - y_w d x_w) / |x|^2.
-      const double d_angle = (sky.xw * d_yw[j] - sky.yw * d_xw[j]) * inv * inv;
-      const double d_cos_wf = -sin_wf * d_angle, d_sin_wf = cos_wf * d_angle;
-      const double d_velocity =
-          d_cos_wf + (j == kEccentricity ? o.cos_w : 0.0) - (j == kOmega ? o.e * o.sin_w : 0.0);
-      const double d_cos_2phi = 2 * (sin_wf * d_sin_wf - cos_wf * d_cos_wf);
-      const double d_star = -g[kBeaming] * d_velocity - g[kEllipsoidal] * d_cos_2phi;
-      // d(phi + offset) = d(omega + f); d(1 - cos x) / 2 = sin x / 2 dx.
-      const double d_phase = day_minus_night * sin_po / 2 * d_angle;
-      d[j] = per_b2 * sky.d_b2[j] + one_plus_transit * d_star + visible * d_phase;
-    }
-    d[kRadius] = transit.d_dr * star + phase * d_visible_dr;
-    d_glow[kPlanetFlux] = visible * shape;
-    d_glow[kNightFlux] = visible * (1 - shape);
-    d_glow[kPhaseOffset] = visible * day_minus_night * sin_po / 2;
-    d_glow[kBeaming] = -velocity * one_plus_transit;
-    d_glow[kEllipsoidal] = -cos_2phi * one_plus_transit;
-  }
-  if (du && sky.front) {
-    for (int j = 0; j < n_du; ++j) du[j] *= star;
-  }
-  return transit.value * star + star_minus_one + visible * phase;
+  double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
+  const Sky sky = SkyAt(planet.orbit, dt, false);
+  if (d) SkyGradient(planet.orbit, dt, sky.sin_e, sky.cos_e, sky.den, d_b2, d_xw, d_yw);
+  const LightTerms terms = LightTermsAt(planet.orbit, planet.glow, sky.xw, sky.yw, sky.den,
+                                        d ? d_xw : nullptr, d_yw);
+  const double b = Sqrt(sky.b2);
+  const Overlap overlap = OverlapAt(planet, sky.front, b, du);
+  return CombineLight(terms, overlap, b, d_b2, n_du, d, d_glow, du);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

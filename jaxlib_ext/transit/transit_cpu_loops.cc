@@ -123,9 +123,9 @@ struct LowOrderBlock {
     }
   }
 
-  // The k-th time in transit: F - 1, and with kDerivatives d[Param] and,
-  // with du non-null, du[0..order).
-  double InTransit(size_t k, double* d, double* du) const {
+  // The k-th time in transit: the light curve's F - 1 and its derivatives
+  // in b and r, and with du non-null dF/du[0..order).
+  limb_dark::Flux FluxOf(size_t k, double* du) const {
     const limb_dark::CurveRow& curve = planet->curve;
     limb_dark::Flux f = {value[k], f_db[k], f_dr[k]};
     double point_ds[limb_dark::kMaxOrder + 1];
@@ -134,11 +134,18 @@ struct LowOrderBlock {
       f = limb_dark::LightCurvePoint(b[k], planet->r, curve.g, curve.q, curve.order, curve.norm,
                                      point_ds);
     }
+    if (du) limb_dark::FluxGradientInU(point_ds, f.value, curve.norm, curve.order, du);
+    return f;
+  }
+
+  // The k-th time in transit: F - 1, and with kDerivatives d[Param] and,
+  // with du non-null, du[0..order).
+  double InTransit(size_t k, double* d, double* du) const {
+    const limb_dark::Flux f = FluxOf(k, kDerivatives ? du : nullptr);
     if (kDerivatives) {
       const double chain = b[k] > 0 ? f.d_db / (2 * b[k]) : 0.0;
       for (int j = 0; j < kParamCount; ++j) d[j] = chain * b2_by[j][k];
       d[kRadius] = f.d_dr;
-      if (du) limb_dark::FluxGradientInU(point_ds, f.value, curve.norm, curve.order, du);
     }
     return f.value;
   }
@@ -275,32 +282,35 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
 }
 
 // Times without an exposure with the planet's light (any law), a block at a
-// time: every time's position in the orbit (SkyAtFixed) and, from it, F - 1
-// of the planet's phase curve and the star's modulation alone (LightFluxAt
-// where the disks do not overlap: no transit deficit, the planet wholly
-// visible), with its derivatives, in loops over the times that clang
-// vectorises; then the times where the disks overlap (b < 1 + r, in transit
-// or in eclipse) or that are NaN or infinite go one at a time
-// (TransitElement). The same values as LightFluxAt's to rounding.
+// time: every time's position in the orbit (SkyAtFixed) and, where the
+// disks do not overlap, F - 1 of the phase curve and the star's modulation
+// (CombineLight of LightTermsAt with no overlap) with its derivatives, in
+// loops over the times that clang vectorises; then the times where the
+// disks overlap (b < 1 + r): a transit's of a low-order law from
+// LowOrderBlock's gathered points, the others' from OverlapAt, each
+// combined a time at a time; NaN and infinite times by TransitElement. The
+// same values as LightFluxAt's to rounding.
 template <bool kDerivatives, typename T>
-void LightTimes(const Planet& planet, const T* t, const T* exposure, const Outputs<T>& out,
-                size_t begin, size_t end) {
+void LightTimes(const Planet& planet, bool low_order, const T* t, const T* exposure,
+                const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
   constexpr int kGrads = kParamCount + kLightParamCount;
   // Copied: the loops' stores cannot then alias them, which vectorising
   // needs.
   const Orbit orbit = planet.orbit;
+  const Glow glow = planet.glow;
   const double reach = 1 + planet.r;
-  const double night = planet.glow[kNightFlux], beaming = planet.glow[kBeaming];
-  const double day_minus_night = planet.glow[kPlanetFlux] - night;
-  const double ellipsoidal = planet.glow[kEllipsoidal];
-  const double cos_offset = planet.cos_offset, sin_offset = planet.sin_offset;
   const int n_du = kDerivatives && out.du[0] ? planet.curve.n_du : 0;
+  const TransitWindow every = {true, 0.0, 0.0, orbit.period};
+  const Overlap none = {{0.0, 0.0, 0.0}, 1.0, 0.0, 0.0};
   // Tens of kB: on the heap, not the pool thread's stack.
   struct Scratch {
     double dt[kBlock], value[kBlock], grad[kGrads][kBlock];
-    double sin_e[kBlock], cos_e[kBlock], den[kBlock], xw[kBlock], yw[kBlock];
-    bool overlap[kBlock];
+    double sin_e[kBlock], cos_e[kBlock], den[kBlock], xw[kBlock], yw[kBlock], b[kBlock];
+    bool front[kBlock], overlap[kBlock];
+    double dt_in[kBlock];
+    size_t in[kBlock];
+    LowOrderBlock<kDerivatives, kBlock> transits;
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
   Scratch& k = *scratch;
@@ -309,46 +319,26 @@ void LightTimes(const Planet& planet, const T* t, const T* exposure, const Outpu
     for (size_t i = 0; i < m; ++i) k.dt[i] = static_cast<double>(t[start + i]) - orbit.t0;
     for (size_t i = 0; i < m; ++i) {
       const Sky s = SkyAtFixed<false>(orbit, k.dt[i]);
-      k.overlap[i] = !(std::sqrt(s.b2) >= reach) || !(k.dt[i] - k.dt[i] == 0);
-      const double inv = 1 / (orbit.a * s.den);
-      const double cos_wf = s.xw * inv, sin_wf = s.yw * inv;
-      const double cos_po = sin_wf * cos_offset + cos_wf * sin_offset;
-      const double phase = night + day_minus_night * ((1 - cos_po) / 2);
-      const double velocity = cos_wf + orbit.e * orbit.cos_w;
-      const double cos_2phi = (sin_wf - cos_wf) * (sin_wf + cos_wf);
-      k.value[i] = (-beaming * velocity - ellipsoidal * cos_2phi) + phase;
+      k.b[i] = std::sqrt(s.b2);
+      k.front[i] = s.front;
+      k.overlap[i] = !(k.b[i] >= reach) || !(k.dt[i] - k.dt[i] == 0);
       k.sin_e[i] = s.sin_e;
       k.cos_e[i] = s.cos_e;
       k.den[i] = s.den;
       k.xw[i] = s.xw;
       k.yw[i] = s.yw;
+      const LightTerms terms = LightTermsAt(orbit, glow, s.xw, s.yw, s.den, nullptr, nullptr);
+      k.value[i] = CombineLight(terms, none, k.b[i], nullptr, 0, nullptr, nullptr, nullptr);
     }
     if (kDerivatives) {
       for (size_t i = 0; i < m; ++i) {
-        double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
+        double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount], d[kParamCount];
+        double d_glow[kLightParamCount];
         SkyGradient(orbit, k.dt[i], k.sin_e[i], k.cos_e[i], k.den[i], d_b2, d_xw, d_yw);
-        const double inv = 1 / (orbit.a * k.den[i]);
-        const double cos_wf = k.xw[i] * inv, sin_wf = k.yw[i] * inv;
-        const double cos_po = sin_wf * cos_offset + cos_wf * sin_offset;
-        const double sin_po = -cos_wf * cos_offset + sin_wf * sin_offset;
-        const double velocity = cos_wf + orbit.e * orbit.cos_w;
-        JAXEXT_UNROLL
-        for (int j = 0; j < kParamCount; ++j) {
-          const double d_angle = (k.xw[i] * d_yw[j] - k.yw[i] * d_xw[j]) * inv * inv;
-          const double d_cos_wf = -sin_wf * d_angle, d_sin_wf = cos_wf * d_angle;
-          const double d_velocity = d_cos_wf + (j == kEccentricity ? orbit.cos_w : 0.0) -
-                                    (j == kOmega ? orbit.e * orbit.sin_w : 0.0);
-          const double d_cos_2phi = 2 * (sin_wf * d_sin_wf - cos_wf * d_cos_wf);
-          const double d_star = -beaming * d_velocity - ellipsoidal * d_cos_2phi;
-          k.grad[j][i] = d_star + day_minus_night * sin_po / 2 * d_angle;
-        }
-        k.grad[kRadius][i] = 0;
-        const double shape = (1 - cos_po) / 2;
-        k.grad[kParamCount + kPlanetFlux][i] = shape;
-        k.grad[kParamCount + kNightFlux][i] = 1 - shape;
-        k.grad[kParamCount + kPhaseOffset][i] = day_minus_night * sin_po / 2;
-        k.grad[kParamCount + kBeaming][i] = -velocity;
-        k.grad[kParamCount + kEllipsoidal][i] = -((sin_wf - cos_wf) * (sin_wf + cos_wf));
+        const LightTerms terms = LightTermsAt(orbit, glow, k.xw[i], k.yw[i], k.den[i], d_xw, d_yw);
+        CombineLight(terms, none, k.b[i], d_b2, 0, d, d_glow, nullptr);
+        for (int j = 0; j < kParamCount; ++j) k.grad[j][i] = d[j];
+        for (int j = 0; j < kLightParamCount; ++j) k.grad[kParamCount + j][i] = d_glow[j];
       }
     }
     for (size_t i = 0; i < m; ++i) out.flux[start + i] = static_cast<T>(k.value[i]);
@@ -359,17 +349,58 @@ void LightTimes(const Planet& planet, const T* t, const T* exposure, const Outpu
       for (size_t i = 0; i < m; ++i) out.d[kParamCount][start + i] = 0;
       for (int j = 0; j < kLightParamCount; ++j) {
         T* column = out.d[kParamCount + 1 + j];
-        for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(k.grad[kParamCount + j][i]);
+        for (size_t i = 0; i < m; ++i) {
+          column[start + i] = static_cast<T>(k.grad[kParamCount + j][i]);
+        }
       }
       for (int j = 0; j < n_du; ++j) {
         for (size_t i = 0; i < m; ++i) out.du[j][start + i] = 0;
       }
     }
+    // The transits of a low-order law, gathered into LowOrderBlock.
+    size_t n_in = 0;
     for (size_t i = 0; i < m; ++i) {
-      if (k.overlap[i]) {
-        TransitElement(planet, nullptr, nullptr, t, exposure, static_cast<std::int64_t>(start + i),
-                       out);
+      if (low_order && k.overlap[i] && k.front[i] && k.dt[i] - k.dt[i] == 0) {
+        k.in[n_in] = i;
+        k.dt_in[n_in++] = k.dt[i];
       }
+    }
+    if (n_in > 0) k.transits.Evaluate(planet, every, k.dt_in, n_in);
+    size_t next_in = 0, next_transit = 0;
+    for (size_t i = 0; i < m; ++i) {
+      if (!k.overlap[i]) continue;
+      const size_t e = start + i;
+      if (!(k.dt[i] - k.dt[i] == 0)) {
+        TransitElement(planet, nullptr, nullptr, t, exposure, static_cast<std::int64_t>(e), out);
+        continue;
+      }
+      double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
+      double d[kParamCount], d_glow[kLightParamCount], du[kMaxDerivativesInU];
+      if (kDerivatives) {
+        SkyGradient(orbit, k.dt[i], k.sin_e[i], k.cos_e[i], k.den[i], d_b2, d_xw, d_yw);
+      }
+      const LightTerms terms = LightTermsAt(orbit, glow, k.xw[i], k.yw[i], k.den[i],
+                                            kDerivatives ? d_xw : nullptr, d_yw);
+      double* du_or_null = n_du ? du : nullptr;
+      Overlap overlap;
+      const bool gathered = next_in < n_in && k.in[next_in] == i;
+      if (gathered) ++next_in;
+      if (gathered && next_transit < k.transits.count &&
+          k.transits.index[next_transit] == next_in - 1) {
+        overlap = none;
+        overlap.transit = k.transits.FluxOf(next_transit++, du_or_null);
+      } else {
+        overlap = OverlapAt(planet, k.front[i], k.b[i], du_or_null);
+      }
+      const double value = CombineLight(terms, overlap, k.b[i], d_b2, n_du,
+                                        kDerivatives ? d : nullptr, d_glow, du_or_null);
+      out.flux[e] = static_cast<T>(value);
+      if (!kDerivatives) continue;
+      for (int j = 0; j < kParamCount; ++j) out.d[j][e] = static_cast<T>(d[j]);
+      for (int j = 0; j < kLightParamCount; ++j) {
+        out.d[kParamCount + 1 + j][e] = static_cast<T>(d_glow[j]);
+      }
+      for (int j = 0; j < n_du; ++j) out.du[j][e] = static_cast<T>(du[j]);
     }
   }
 }
@@ -408,10 +439,11 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
     if (light && planet->valid && exposure[i] == 0) {
       size_t stop = i;
       while (stop < n && exposure[stop] == 0) ++stop;
+      const bool low = law == limb_dark::Law::kPolynomial && order <= 2;
       if (out.d[0]) {
-        LightTimes<true>(*planet, t, exposure, out, i, stop);
+        LightTimes<true>(*planet, low, t, exposure, out, i, stop);
       } else {
-        LightTimes<false>(*planet, t, exposure, out, i, stop);
+        LightTimes<false>(*planet, low, t, exposure, out, i, stop);
       }
       evaluations += stop - i;
       i = stop;
