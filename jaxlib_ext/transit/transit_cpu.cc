@@ -22,9 +22,20 @@ JAXEXT_EXPORT_CONSTANT(TRANSIT_LIGHT_PARAM_COUNT, kLightParamCount);
 
 namespace {
 
-// A time costs 0.1 to a few us (more with exposures): split across threads
-// from this many on.
-constexpr size_t kParallelMinElements = 512;
+// Splitting a call across threads pays from about this much work on one
+// thread: below it, calls measured no faster, or slower, on both cores of a
+// 2-core host than on one (medians of single calls, and
+// benchmarks/threads_benchmark.py, 2026-11-29).
+constexpr double kParallelMinNanoseconds = 150e3;
+
+// The call's work on one thread as the split weighs it: about 10 ns a time
+// (25 with the planet's light), 2.5 times that with the derivatives (one
+// thread of a 2-core AMD EPYC, half the times in transit). Exposures are
+// weighed as times: calls with exposures measured no faster split below
+// about 10,000 times, though each costs some 170 ns more.
+double EstimatedNanoseconds(size_t n, bool light, bool derivatives) {
+  return (light ? 25.0 : 10.0) * (derivatives ? 2.5 : 1.0) * static_cast<double>(n);
+}
 
 ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ffi::AnyBuffer t,
                           ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
@@ -47,7 +58,9 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
     const Geometry geometry = layout.geometry;
     const bool with_light = layout.light;
     const size_t width = RowOffsetOfU(with_light) + static_cast<size_t>(l.order);
-    ParallelForRows(thread_pool, l.n, l.group_size, kParallelMinElements,
+    const bool split =
+        EstimatedNanoseconds(l.n, with_light, l.d[0] != nullptr) >= kParallelMinNanoseconds;
+    ParallelForRows(thread_pool, l.n, l.group_size, split ? 0 : l.n + 1,
                     [=](size_t row, size_t begin, size_t end) {
                       const Outputs<T> out =
                           limb_dark::OutputsFrom<T, kFirstDerivatives>(l, f_data, begin);
