@@ -54,7 +54,12 @@ TARGETS = (
     ("ours/value_and_grad", "ours/value", "<=", 2.5),
     ("orbit/light/value", "orbit/transit/value", "<=", 1.3),
     ("orbit/transit_times/value", "orbit/transit/value", "<=", 1.1),
+    ("loop/inside/value_and_grad", "loop/inside/value", "<=", 2.5),
 )
+# Times inside the transit of an eccentric orbit (its full duration by
+# transit_duration, 95% of it), for the gradient's cost there.
+INSIDE = {"period": 5.0, "t0": 0.0, "a": 12.0, "b": 0.4, "r": 0.1, "ecc": 0.3, "omega": 0.8}
+INSIDE_LOOP_CALLS = 10
 # The whole orbit's model: the planet's light, and the transit times of
 # epochs 0 and 1 (off the linear ephemeris by 1.4 and -2.9 min).
 LIGHT = {"planet_flux": 1e-3, "night_flux": 1e-4, "phase_offset": 0.2, "beaming": 2e-5,
@@ -243,6 +248,17 @@ def measure_mode(quick):
     orbit = functools.partial(ours, **extras[name])
     cases[f"orbit/{name}/value"] = (jax.jit(orbit), (p, t_orbit))
     cases[f"orbit/{name}/value_and_grad"] = (value_and_grad(orbit), (p, t_orbit))
+  half = float(transit.transit_duration(**{k: v for k, v in INSIDE.items() if k != "t0"})) / 2
+  t_inside = jax.device_put(np.linspace(-0.95 * half, 0.95 * half, n))
+  names = list(INSIDE)
+  z = jnp.asarray([INSIDE[k] for k in names])
+  inside = lambda z, t: transit.light_curve(t, u=jnp.asarray(U), **dict(zip(names, z)))
+  for what, fn in (("value", jax.jit(inside)),
+                   ("value_and_grad", jax.jit(jax.value_and_grad(
+                       lambda z, t: jnp.sum(inside(z, t)))))):
+    cases[f"inside/{what}"] = (fn, (z, t_inside))
+    cases[f"loop/inside/{what}"] = (bench_common.in_loop(jax, jnp, fn, INSIDE_LOOP_CALLS),
+                                    (z, t_inside, jnp.zeros((), jnp.float64)))
   exposed = functools.partial(ours, exposure=EXPOSURE)
   cases["ours/exposure/value"] = (jax.jit(exposed), (p, t))
   cases["ours/exposure/value_and_grad"] = (value_and_grad(exposed), (p, t))
@@ -259,6 +275,10 @@ def measure_mode(quick):
   fit_cases, fit = _fit_cases(jax, jnp, np, a, ours)
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
   times = timer(cases, interleave=False)
+  for k in list(times):
+    if k.startswith("loop/") and "min" in times[k]:
+      times[k] = {q: v / INSIDE_LOOP_CALLS if q in ("min", "median", "max") else v
+                  for q, v in times[k].items()}
   fit["times"] = {k: {q: v / FIT_LOOP_CALLS if q in ("min", "median", "max") else v
                       for q, v in entry.items()} if k.startswith("loop/") else entry
                   for k, entry in timer(fit_cases, interleave=False).items()}
@@ -317,6 +337,15 @@ def report(data):
   out.table(["model", "value", "value_and_grad"], [
       [name] + [_cell(t, n, f"orbit/{name}/{what}", f"orbit/transit/{what}")
                 for what in ("value", "value_and_grad")] for name in ORBIT_MODELS])
+  out.para("Inside the transit of an eccentric orbit (" + ", ".join(
+      f"{k} {v:g}" for k, v in INSIDE.items()) + "; N times over 95% of its duration), ns "
+      "per time, called alone and in a compiled loop "
+      f"({INSIDE_LOOP_CALLS} evaluations in one jitted lax.fori_loop, as a sampler runs them; "
+      "called alone, the gradient's 13 fresh result arrays cost page faults that a loop's "
+      "reused buffers do not): value " + _cell(t, n, "inside/value") + " and "
+      + _cell(t, n, "loop/inside/value") + " in a loop; value + gradient "
+      + _cell(t, n, "inside/value_and_grad", "inside/value") + " and "
+      + _cell(t, n, "loop/inside/value_and_grad", "loop/inside/value") + " in a loop.")
   out.para("Samples per exposure for 1 ppm of the exact mean (ours): " + "; ".join(
       f"{peer} {s if s else 'not reached'} (max error {err:.1e})"
       for peer, (s, err) in res["samples"].items())
