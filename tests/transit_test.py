@@ -1206,9 +1206,7 @@ class LightTravelTimeTest(parameterized.TestCase):
 
   def test_derivatives_against_differences(self):
     # Five-point differences of the op in the delay and the orbit's timing
-    # parameters, around a transit and an eclipse.
-    if not X64:
-      self.skipTest("float32 times do not resolve differences of the timing parameters")
+    # parameters, around a transit and an eclipse (float64 only, below).
     rng = np.random.default_rng(63)
     step, tol = 1e-5, 1e-6
     for p in _orbits(64, 4)[1::2]:
@@ -1270,6 +1268,13 @@ class LightTravelTimeTest(parameterized.TestCase):
     # A traced delay of 0 leaves every time as it is.
     traced = jax.jit(lambda d: _model(t, p, light_travel_time=d))(FLOAT(0.0))
     np.testing.assert_array_equal(np.asarray(traced), np.asarray(_model(t, p)))
+
+
+if not X64:
+  # float32: times rounded to float32 do not resolve differences of the
+  # timing parameters, so these derivatives are checked in float64 only.
+  del LightTravelTimeTest.test_derivatives_against_differences
+
 
 if __name__ == "__main__":
   absltest.main()
