@@ -123,6 +123,13 @@ def in_loop(jax, jnp, fn, calls):
   return jax.jit(run)
 
 
+def per_evaluation(times, calls):
+  """A Timer's results with the compiled loops' ("loop/..." cases, in_loop
+  of `calls` evaluations) per evaluation."""
+  return {name: {k: v / calls if k in ("min", "median", "max") else v for k, v in entry.items()}
+          if name.startswith("loop/") else entry for name, entry in times.items()}
+
+
 def run_worker(script, config, label, env=None):
   """Runs `script` as a worker (`python script --worker CONFIG_JSON OUT`),
   its output on stderr, and returns what its measuring function returned.

@@ -149,12 +149,6 @@ def _chi2(jnp, predicted, observed):
   return jnp.sum(jnp.square((flux - y_lc) / LC_SIGMA)) + jnp.sum(jnp.square((rv - y_rv) / RV_SIGMA))
 
 
-def _per_evaluation(times, calls):
-  """The timer's results with the compiled loops' ("loop/...") per evaluation."""
-  return {name: {k: v / calls if k in ("min", "median", "max") else v for k, v in entry.items()}
-          if name.startswith("loop/") else entry for name, entry in times.items()}
-
-
 def _demo_cases(jax, jnp, np, model):
   """The example's model: ({case: (jit(value_and_grad(chi2)), (params,))},
   {"samples": jaxoplanet's, "error": its distance from the exact mean,
@@ -209,12 +203,12 @@ def measure_worker(quick):
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
   print("  the example's model", file=sys.stderr, flush=True)
   cases, demo = _demo_cases(jax, jnp, np, model)
-  demo["times"] = _per_evaluation(timer(cases, interleave=False), DEMO_LOOP_CALLS)
+  demo["times"] = bench_common.per_evaluation(timer(cases, interleave=False), DEMO_LOOP_CALLS)
   results = {}
   for n in (QUICK_SIZES if quick else SIZES):
     print(f"  N = {n:,}", file=sys.stderr, flush=True)
     cases, agreement = _cases(jax, jnp, np, model, n)
-    times = _per_evaluation(timer(cases, interleave=False), LOOP_CALLS[n])
+    times = bench_common.per_evaluation(timer(cases, interleave=False), LOOP_CALLS[n])
     # Per point: of the light curve (N) for the model and the light curve,
     # of the true anomaly's input (2N: light-curve and RV times) for it.
     size = {"model": n, "lc": n, "kepler": int(cases["kepler/ours/forward"][1][0].size)}

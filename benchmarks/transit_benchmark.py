@@ -274,14 +274,8 @@ def measure_mode(quick):
   samples["batman"] = (s, error)
   fit_cases, fit = _fit_cases(jax, jnp, np, a, ours)
   timer = bench_common.Timer(jax, repeats=3 if quick else 7, min_seconds=0.02 if quick else 0.1)
-  times = timer(cases, interleave=False)
-  for k in list(times):
-    if k.startswith("loop/") and "min" in times[k]:
-      times[k] = {q: v / INSIDE_LOOP_CALLS if q in ("min", "median", "max") else v
-                  for q, v in times[k].items()}
-  fit["times"] = {k: {q: v / FIT_LOOP_CALLS if q in ("min", "median", "max") else v
-                      for q, v in entry.items()} if k.startswith("loop/") else entry
-                  for k, entry in timer(fit_cases, interleave=False).items()}
+  times = bench_common.per_evaluation(timer(cases, interleave=False), INSIDE_LOOP_CALLS)
+  fit["times"] = bench_common.per_evaluation(timer(fit_cases, interleave=False), FIT_LOOP_CALLS)
   numpy_timer = bench_common.Timer(jax, repeats=3 if quick else 7,
                                    min_seconds=0.02 if quick else 0.1)
   times.update(numpy_timer({"batman/value": (batman_value, ())}, interleave=False))
