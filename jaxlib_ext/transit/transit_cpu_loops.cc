@@ -418,8 +418,9 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   // A table's row is several kB: on the heap, not the pool thread's stack.
   const std::unique_ptr<Planet> planet(new Planet);
   MakePlanetFromRow(row, order, geometry, law, light, planet.get());
-  const bool low_order =
-      law == limb_dark::Law::kPolynomial && order <= 2 && planet->valid && !light;
+  // A polynomial law of at most two coefficients: LowOrderBlock's.
+  const bool low_order_law = law == limb_dark::Law::kPolynomial && order <= 2;
+  const bool low_order = low_order_law && planet->valid && !light;
   // The window serves the low-order blocks alone.
   const TransitWindow window =
       low_order ? MakeTransitWindow(planet->orbit, planet->r) : TransitWindow{true, 0, 0, 0};
@@ -439,11 +440,10 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
     if (light && planet->valid && exposure[i] == 0) {
       size_t stop = i;
       while (stop < n && exposure[stop] == 0) ++stop;
-      const bool low = law == limb_dark::Law::kPolynomial && order <= 2;
       if (out.d[0]) {
-        LightTimes<true>(*planet, low, t, exposure, out, i, stop);
+        LightTimes<true>(*planet, low_order_law, t, exposure, out, i, stop);
       } else {
-        LightTimes<false>(*planet, low, t, exposure, out, i, stop);
+        LightTimes<false>(*planet, low_order_law, t, exposure, out, i, stop);
       }
       evaluations += stop - i;
       i = stop;
