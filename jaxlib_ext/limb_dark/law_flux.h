@@ -143,6 +143,80 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLimbIntensity(const LawTerms& t, const do
   m->d_b += SumOfNodes<N>(product);
 }
 
+// A node of an edge rule: z, where the law is evaluated, X (the contact
+// rule's difference part: the law at z less the law at X), and the weights
+// w_e, w_r, w_b (EdgeMoments).
+struct EdgeNode {
+  double z, x, w_e, w_r, w_b;
+};
+
+// What a rule's nodes add to the sums: the area and the law (kLaw), the
+// same without the intensity's limb part (kLawWithoutLimb), the law at z
+// less the law at X without the limb part (kDifference), or the limb part
+// alone (kLimbIntensity): AddLawAt, AddLawDifference and AddLimbIntensity.
+enum class EdgeSum : int { kLaw, kLawWithoutLimb, kDifference, kLimbIntensity };
+
+// One node's share of kSum, added straight into m.
+template <EdgeSum kSum>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawNode(const LawTerms& t, const EdgeNode& node,
+                                               EdgeMoments* m) {
+  if constexpr (kSum == EdgeSum::kLimbIntensity) {
+    const double limb = LimbIntensity(t, Max(node.z, 1e-300));
+    m->d_r += node.w_r * limb;
+    m->d_b += node.w_b * limb;
+  } else {
+    LawAtNodes<1> v;
+    EvaluateLaw<1>(t, &node.z, &v);
+    if constexpr (kSum == EdgeSum::kDifference) {
+      LawAtNodes<1> vx;
+      EvaluateLaw<1>(t, &node.x, &vx);
+      for (int k = 0; k < t.count; ++k) v.psi[k][0] -= vx.psi[k][0];
+      v.dpsi_dalpha[0] -= vx.dpsi_dalpha[0];
+      v.intensity[0] -= vx.intensity[0];
+    } else {
+      m->area += node.w_e;
+    }
+    for (int k = 0; k < t.count; ++k) m->psi[k] += node.w_e * v.psi[k][0];
+    if (t.with_alpha) m->dpsi_dalpha += node.w_e * v.dpsi_dalpha[0];
+    const double intensity =
+        kSum == EdgeSum::kLaw ? v.intensity[0] + v.limb_intensity[0] : v.intensity[0];
+    m->d_r += node.w_r * intensity;
+    m->d_b += node.w_b * intensity;
+  }
+}
+
+// A rule's N nodes (node_at(j), j < N) added to m as kSum says. On a CPU,
+// every node first into arrays, then loops over them that vectorise
+// (AddLawAt and the others). On a GPU (JAXEXT_DEVICE_PATH), one node after
+// another straight into the sums, the loop unrolled: arrays of N values per
+// thread would live in local memory (the sums' order differs from the
+// CPU's by rounding).
+template <int N, EdgeSum kSum, typename NodeAt>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddRuleNodes(const LawTerms& t, const NodeAt& node_at,
+                                                 EdgeMoments* m) {
+#if JAXEXT_DEVICE_PATH
+  JAXEXT_UNROLL
+  for (int j = 0; j < N; ++j) AddLawNode<kSum>(t, node_at(j), m);
+#else
+  double z[N], x[N], w_e[N], w_r[N], w_b[N];
+  for (int j = 0; j < N; ++j) {
+    const EdgeNode node = node_at(j);
+    z[j] = node.z;
+    x[j] = node.x;
+    w_e[j] = node.w_e;
+    w_r[j] = node.w_r;
+    w_b[j] = node.w_b;
+  }
+  if constexpr (kSum == EdgeSum::kLaw || kSum == EdgeSum::kLawWithoutLimb) {
+    AddLawAt<N>(t, z, w_e, w_r, w_b, m, kSum == EdgeSum::kLawWithoutLimb);
+  } else if constexpr (kSum == EdgeSum::kDifference) {
+    AddLawDifference<N>(t, z, x, w_e, w_r, w_b, m);
+  } else {
+    AddLimbIntensity<N>(t, z, w_r, w_b, m);
+  }
+#endif
+}
+
 // Inside the disk (b + r <= 1), x = 2 b r / a up to kWideEdgeRuleMaxX, a =
 // 1 - b^2 - r^2: the midpoint rule of 2 M steps over psi in [-pi, pi], its
 // M nodes in [0, pi] (the integrands are even in psi; M a multiple of the
@@ -165,20 +239,27 @@ JAXEXT_HD constexpr double InsideRuleMaxXOf() {
 }
 
 template <int M>
-JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, double a,
-                                EdgeMoments* m) {
-  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void InsideLawMomentsInline(const LawTerms& t, double b, double r,
+                                                          double a, EdgeMoments* m) {
   const double w = 2 * kPi / M;  // each node stands for two
   const double br = b * r;
-  double z[M], w_e[M], w_r[M], w_b[M];
-  for (int j = 0; j < M; ++j) {
+  const auto node_at = [&](int j) {
+    constexpr Table<M> kCos = HalfPeriodMidCos<M>();
     const double cos_psi = kCos.v[j];
-    z[j] = Sqrt(a + 2 * br * cos_psi);
-    w_e[j] = w * (r * r - br * cos_psi);
-    w_r[j] = w * r;
-    w_b[j] = -w * r * cos_psi;
-  }
-  AddLawAt<M>(t, z, w_e, w_r, w_b, m);
+    return EdgeNode{Sqrt(a + 2 * br * cos_psi), 0.0, w * (r * r - br * cos_psi), w * r,
+                    -w * r * cos_psi};
+  };
+  AddRuleNodes<M, EdgeSum::kLaw>(t, node_at, m);
+}
+
+// The same as a call of its own on a GPU, for kernels that run every rule
+// and the passes of 8 and 16 nodes; the pass of 32 nodes inlines it (nvcc
+// 13.5: as a call, the pass's values live across it spill 124 B; inlined,
+// 52 B; the passes of 8 and 16 nodes spill more inlined).
+template <int M>
+JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, double a,
+                                       EdgeMoments* m) {
+  InsideLawMomentsInline<M>(t, b, r, a, m);
 }
 
 // Crossing the limb with k^2 < kCrossingRuleMaxK2: CrossingEdgeFlux's
@@ -187,22 +268,19 @@ JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, do
 // sin^2(theta)), both halves of the arc.
 JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
   constexpr int kNodes = 32;
-  constexpr Table<kNodes> kCos = GradedHalfPiCos();
-  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
-  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
   const double b = geo.b, r = geo.r;
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
   const double r_rmb = r * (r - b);
-  double z[kNodes], w_e[kNodes], w_r[kNodes], w_b[kNodes];
-  for (int j = 0; j < kNodes; ++j) {
+  const auto node_at = [&](int j) {
+    constexpr Table<kNodes> kCos = GradedHalfPiCos();
+    constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
+    constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
     const double cos_t = kCos.v[j], sin2 = kSin2.v[j];
     const double w = 2 * kWeight.v[j] * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
-    z[j] = c * cos_t;
-    w_e[j] = w * (r_rmb + 0.5 * c2 * sin2);
-    w_r[j] = w * r;
-    w_b[j] = -w * r * (1 - 2 * k2 * sin2);
-  }
-  AddLawAt<kNodes>(t, z, w_e, w_r, w_b, m);
+    return EdgeNode{c * cos_t, 0.0, w * (r_rmb + 0.5 * c2 * sin2), w * r,
+                    -w * r * (1 - 2 * k2 * sin2)};
+  };
+  AddRuleNodes<kNodes, EdgeSum::kLaw>(t, node_at, m);
 }
 
 // Next to the inner contact (where ChooseEdgeRule picks kContact):
@@ -212,8 +290,6 @@ JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo,
 // sin^2(u / 2) and -cos psi = cos u = 1 - 2 sin^2(u / 2); both halves.
 JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
   constexpr int kNodes = 32;
-  constexpr Table<kNodes> kNode = GaussUnitNode();
-  constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double b = geo.b, r = geo.r, br = b * r, root_br = Sqrt(br);
   const double z2_min = geo.one_minus_bpr2;  // Z^2, < 0 crossing
   const bool crossing = !geo.inside;
@@ -221,20 +297,19 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
   const double u_lo = crossing ? 2 * eps : 0.0;
   const double r_rpb = r * (r + b);
-  double z[kNodes], x[kNodes], w_e[kNodes], w_r[kNodes], w_b[kNodes];
   // The law at X over [u_lo, pi], u = u_lo + span s^5.
   const double span = kPi - u_lo;
-  for (int j = 0; j < kNodes; ++j) {
+  const auto at_x = [&](int j) {
+    constexpr Table<kNodes> kNode = GaussUnitNode();
+    constexpr Table<kNodes> kWeight = GaussUnitWeight();
     const double s = kNode.v[j], s2 = s * s, s4 = s2 * s2;
     const double w = 2 * kWeight.v[j] * 5 * span * s4;
     const double sin_half = SinCosOfNode(0.5 * (u_lo + span * s4 * s)).sin;
     const double sin2 = sin_half * sin_half;
-    x[j] = 2 * root_br * sin_half;
-    w_e[j] = w * (r_rpb - 2 * br * sin2);
-    w_r[j] = w * r;
-    w_b[j] = w * r * (1 - 2 * sin2);
-  }
-  AddLawAt<kNodes>(t, x, w_e, w_r, w_b, m, /*without_limb_part=*/true);
+    const double x = 2 * root_br * sin_half;
+    return EdgeNode{x, x, w * (r_rpb - 2 * br * sin2), w * r, w * r * (1 - 2 * sin2)};
+  };
+  AddRuleNodes<kNodes, EdgeSum::kLawWithoutLimb>(t, at_x, m);
   // The law at z less the law at X, t in [0, t_max] (ContactMap), however
   // near the contact: the intensity's limb part (the exponential law's) has
   // no other share. Inside, the map holds for any eps > 0: at least
@@ -242,7 +317,9 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   // is below 1e-18, but for that limb part, whose integral grows as
   // log(1 / k') (the intensity is infinite on the limb).
   const ContactMap map = MakeContactMap(geo, crossing ? eps : Max(eps, kContactMinK));
-  for (int j = 0; j < kNodes; ++j) {
+  const auto difference = [&](int j) {
+    constexpr Table<kNodes> kNode = GaussUnitNode();
+    constexpr Table<kNodes> kWeight = GaussUnitWeight();
     // t = t_max s^4: z^alpha (crossing) and X^alpha (inside) at t = 0, of
     // order s^(4 alpha) (s^3 left power2's alpha = 0.05 at 3e-10 relative
     // in d/db; s^5, as in the first part, loses the branch points'
@@ -251,25 +328,23 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
     const ContactPoint p = ContactMapAt(map, map.t_max * s3 * kNode.v[j]);
     const double w = 2 * map.t_max * 4 * s3 * kWeight.v[j] * p.du;
     const double sin2 = p.sin_half * p.sin_half;
-    z[j] = Sqrt(Max(p.z2, 0.0));
-    x[j] = 2 * root_br * p.sin_half;
-    w_e[j] = w * (r_rpb - 2 * br * sin2);
-    w_r[j] = w * r;
-    w_b[j] = w * r * (1 - 2 * sin2);
-  }
-  AddLawDifference<kNodes>(t, z, x, w_e, w_r, w_b, m);
+    return EdgeNode{Sqrt(Max(p.z2, 0.0)), 2 * root_br * p.sin_half,
+                    w * (r_rpb - 2 * br * sin2), w * r, w * r * (1 - 2 * sin2)};
+  };
+  AddRuleNodes<kNodes, EdgeSum::kDifference>(t, difference, m);
   if (!HasLimbTerm(t)) return;
   // The intensity's limb part at z alone, t = t_max s: at t = 0 it is
   // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
   // both vanish as t); its branch points are at t = +-i pi / 2.
-  for (int j = 0; j < kNodes; ++j) {
+  const auto limb_part = [&](int j) {
+    constexpr Table<kNodes> kNode = GaussUnitNode();
+    constexpr Table<kNodes> kWeight = GaussUnitWeight();
     const ContactPoint p = ContactMapAt(map, map.t_max * kNode.v[j]);
     const double w = 2 * map.t_max * kWeight.v[j] * p.du;
-    z[j] = Sqrt(Max(p.z2, 0.0));
-    w_r[j] = w * r;
-    w_b[j] = w * r * (1 - 2 * p.sin_half * p.sin_half);
-  }
-  AddLimbIntensity<kNodes>(t, z, w_r, w_b, m);
+    return EdgeNode{Sqrt(Max(p.z2, 0.0)), 0.0, 0.0, w * r,
+                    w * r * (1 - 2 * p.sin_half * p.sin_half)};
+  };
+  AddRuleNodes<kNodes, EdgeSum::kLimbIntensity>(t, limb_part, m);
 }
 
 }  // namespace detail
@@ -409,7 +484,10 @@ template <LawRule kOnly, LawCode kCode = LawCode::kAll>
 JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
   using namespace detail;
   LawFlux out;
-  const LawTerms& t = row.terms;
+  // A copy of the terms, which the rules' calls take by address: on a GPU,
+  // a reference into the row puts the whole row (its power fields too) in
+  // local memory for the call (nvcc 13.0: 230 B of stack more).
+  const LawTerms t = row.terms;
   const double norm = row.norm;
   const PointSetUp point = SetUpPoint(b, r);
   const double sign_b = point.sign_b;
@@ -468,7 +546,9 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
     return out;
   }
   EdgeMoments m = {};
-  if (RunsRule(kOnly, LawRule::kInside8) && rule == LawRule::kInside8) {
+  if constexpr (kOnly == LawRule::kInside32) {
+    InsideLawMomentsInline<32>(t, b, r, a, &m);
+  } else if (RunsRule(kOnly, LawRule::kInside8) && rule == LawRule::kInside8) {
     InsideLawMoments<8>(t, b, r, a, &m);
   } else if (RunsRule(kOnly, LawRule::kInside16) && rule == LawRule::kInside16) {
     InsideLawMoments<16>(t, b, r, a, &m);

@@ -143,22 +143,32 @@ JAXEXT_HD LawCode PassCode(Law law, LawRule rule) {
   return rule != LawRule::kContact && IsPowerLaw(law) ? LawCode::kPowers : LawCode::kOthers;
 }
 
-template <typename T>
+// kMax: the largest order the caller passes, which sizes the point's arrays
+// (the GPU's pass for the left points of laws of at most two coefficients
+// keeps them at three values); orders beyond it give NaN.
+template <int kMax = kMaxOrder, typename T>
 JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
                                  std::int64_t group_size, std::int64_t i, T* flux,
                                  T* d_db, T* d_dr, T* const* d_du) {
-  double g[kMaxOrder + 1], q[kMaxOrder + 2], ds[kMaxOrder + 1];
-  const double norm = GreensRow(u + (i / group_size) * order, order, g, q);
-  const Flux f = LightCurvePoint(static_cast<double>(b[i]), static_cast<double>(r[i]), g,
-                                 q, order, norm, ds);
+  static_assert(kMax >= 1 && kMax <= kMaxOrder, "an order the op accepts");
+  if (order > kMax) {
+    flux[i] = static_cast<T>(NaN());
+    if (d_db) d_db[i] = d_dr[i] = static_cast<T>(NaN());
+    for (int j = 0; d_du[0] && j < order; ++j) d_du[j][i] = static_cast<T>(NaN());
+    return;
+  }
+  double g[kMax + 1], q[kMax + 2], ds[kMax + 1];
+  const double norm = GreensRow<kMax>(u + (i / group_size) * order, order, g, q);
+  const Flux f = LightCurvePoint<kMax>(static_cast<double>(b[i]), static_cast<double>(r[i]),
+                                       g, q, order, norm, ds);
   flux[i] = static_cast<T>(f.value);
   if (d_db) {  // null: the value alone
     d_db[i] = static_cast<T>(f.d_db);
     d_dr[i] = static_cast<T>(f.d_dr);
   }
   if (d_du[0]) {
-    double du[kMaxOrder];
-    FluxGradientInU(ds, f.value, norm, order, du);
+    double du[kMax];
+    FluxGradientInU<kMax>(ds, f.value, norm, order, du);
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
   }
 }
@@ -230,7 +240,7 @@ JAXEXT_HD void LeftLightCurveElement(const T* u, const T* b, const T* r, int ord
                                      std::int64_t group_size, std::int64_t i, T* flux,
                                      T* d_db, T* d_dr, T* const* d_du) {
   if (IsMarkedLeft(flux[i])) {
-    LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+    LightCurveElement<2>(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   }
 }
 
@@ -242,7 +252,7 @@ template <typename T>
 JAXEXT_HD_CALLED void PolynomialCurveCall(const T* u, const T* b, const T* r, int order,
                                           std::int64_t group_size, std::int64_t i, T* flux,
                                           T* d_db, T* d_dr, T* const* d_du) {
-  LightCurveElement(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
+  LightCurveElement<2>(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
 }
 
 template <typename M, typename T>

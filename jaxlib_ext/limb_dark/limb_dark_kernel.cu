@@ -84,7 +84,11 @@ struct Element {
       LowOrderFastElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                           p.out.d[1], p.out.du);
 #endif
-    } else if constexpr (kFamily == Family::kLowOrderLeft || kFamily == Family::kPolynomial) {
+    } else if constexpr (kFamily == Family::kLowOrderLeft) {
+      // At most two coefficients: the point's arrays of three values.
+      LightCurveElement<2>(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+                           p.out.d[1], p.out.du);
+    } else if constexpr (kFamily == Family::kPolynomial) {
       LightCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                         p.out.d[1], p.out.du);
     } else if constexpr (kFamily == Family::kTabulated) {

@@ -22,13 +22,15 @@ using namespace ::jaxext::math;
 // solution vector less the unocculted star's, s_k - s0_k with s0 = (pi,
 // 2 pi / 3, 0, ...) (for derivatives in g: FluxGradientInU). F is that of
 // |b|, and d_db its derivative in b itself (of the sign of b: F is even in
-// b); r < 0 or NaN/inf in b or r give NaN everywhere.
+// b); r < 0 or NaN/inf in b or r give NaN everywhere. kMax: the largest
+// order the caller passes (SolutionVector's).
 template <typename F>
 struct FluxOf {
   F value, d_db, d_dr;
 };
 using Flux = FluxOf<double>;
 
+template <int kMax = kMaxOrder>
 JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double* q,
                                int order, double norm, double* ds) {
   using namespace detail;
@@ -41,12 +43,12 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
     for (int k = 0; k <= order; ++k) ds[k] = NaN();
     return {NaN(), NaN(), NaN()};
   }
-  double ds_db[kMaxOrder + 1], ds_dr[kMaxOrder + 1];
+  double ds_db[kMax + 1], ds_dr[kMax + 1];
   double deficit[2];
   double* s = ds;  // s_k, then s_k - s0_k (s0_k = 0 from k = 2 on)
   double edge_blocked;
   const bool with_edge =
-      SolutionVector(b, r, order, s, ds_db, ds_dr, deficit, q, &edge_blocked);
+      SolutionVector<kMax>(b, r, order, s, ds_db, ds_dr, deficit, q, &edge_blocked);
   // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
   // transit, and no cancellation against 1 for shallow transits.
   double blocked = deficit[0] * g[0];

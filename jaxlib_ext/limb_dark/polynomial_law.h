@@ -80,10 +80,12 @@ JAXEXT_HD double Normalisation(const double* u, int order) {
 
 // g[0..order] and q[0..order + 1] (EdgePolynomial) of the law with
 // coefficients u[0..order-1] (any float type), and the flux normalisation
-// (Normalisation).
-template <typename T>
+// (Normalisation). kMax: the largest order the caller passes, which sizes
+// the work arrays (here and below: a GPU kernel for laws of at most two
+// coefficients keeps arrays of three values, not of kMaxOrder + 1).
+template <int kMax = kMaxOrder, typename T>
 JAXEXT_HD double GreensRow(const T* u, int order, double* g, double* q) {
-  double ud[kMaxOrder], work[kMaxOrder + 3];
+  double ud[kMax > 0 ? kMax : 1], work[kMax + 3];
   for (int k = 0; k < order; ++k) ud[k] = static_cast<double>(u[k]);
   GreensCoefficients(ud, order, g, work);
   EdgePolynomial(ud, order, q);
@@ -96,9 +98,9 @@ JAXEXT_HD double GreensRow(const T* u, int order, double* g, double* q) {
 // (g_n = c_n p_n + d_n g_{n+2}, so y_m = c_m a_m with a_m = dg_m + d_{m-2}
 // a_{m-2}), then dF/du_j = sum_{i<=j} (-1)^(i+1) C(j, i) y_i. F: double,
 // or float (the float32 low-order path, limb_dark.h).
-template <typename F>
+template <int kMax = kMaxOrder, typename F>
 JAXEXT_HD void GreensTranspose(const F* dg, int order, F* du) {
-  F y[kMaxOrder + 1];
+  F y[kMax + 1];
   F a_back2 = 0, a_back1 = 0;  // a_{m-2}, a_{m-1}
   for (int m = 0; m <= order; ++m) {
     const F d = m >= 4 ? 1 : m;  // d_{m-2}: 1 from n = 2 on, else n + 2
@@ -125,14 +127,14 @@ JAXEXT_HD void GreensTranspose(const F* dg, int order, F* du) {
 // GreensTranspose. Formed from ds, not from s_k and F, whose difference
 // for k = 0, 1 would round to ulps of pi (1e-12 relative at r = 0.1 next
 // to contact, 1e-8 at r = 0.01).
-template <typename F>
+template <int kMax = kMaxOrder, typename F>
 JAXEXT_HD void FluxGradientInU(const F* ds, F value, F norm, int order, F* du) {
-  F dg[kMaxOrder + 1];
+  F dg[kMax + 1];
   for (int k = 0; k <= order; ++k) {
     const F s0 = F(k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0);
     dg[k] = (ds[k] - value * s0) / norm;
   }
-  GreensTranspose(dg, order, du);
+  GreensTranspose<kMax>(dg, order, du);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -248,7 +248,9 @@ using LowOrder = LowOrderOf<double>;
 // three or more coefficients and an occultor that overlaps the disk without
 // hiding it, also *blocked = the flux the law blocks by the edge rule
 // ChooseEdgeRule picks (edge_rules.h; unnormalised: F - 1 = -blocked /
-// norm), returning true; false elsewhere.
+// norm), returning true; false elsewhere. kMax: the largest n_max the
+// caller passes (GreensRow's), which sizes the work arrays.
+template <int kMax = kMaxOrder>
 JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
                               double* ds_db, double* ds_dr, double* deficit,
                               const double* q = nullptr, double* blocked = nullptr) {
@@ -286,7 +288,7 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   // InsideEdgeIntegrals gives it below, with s_n.
   const double a = (1 - r) * (1 + r) - b * b;
   const EdgeRule rule = ChooseEdgeRule(geo, a);
-  const bool with_edge = q != nullptr && n_max >= 3;
+  const bool with_edge = kMax >= 3 && q != nullptr && n_max >= 3;
   if (with_edge && rule != EdgeRule::kInside) *blocked = EdgeFlux(rule, geo, a, q, n_max + 1);
 
   // s_0..s_2 (sec. 3, 5, 6).
@@ -313,10 +315,11 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   // 1/2; terms below 0.2 ulp of 1 for r < 1/2), and the paper's needs no
   // series for n_max <= 3.
   const bool low_k = !geo.inside && geo.k2 < 0.3 && r > 0.5;
-  if (n_max < 2 || (n_max < 3 && !low_k)) return with_edge;
+  if (kMax < 2 || n_max < 2 || (n_max < 3 && !low_k)) return with_edge;
 
-  // s_n = -P(G_n), n >= 3, from M_n (sec. 7).
-  double m[kMaxOrder + 3];
+  // s_n = -P(G_n), n >= 3, from M_n (sec. 7); M_0..M_4 at least (s_2 where
+  // low_k).
+  double m[kMax + 3 > 5 ? kMax + 3 : 5];
   ComputeM(geo, low_k ? n_max + 2 : n_max, m, low_k ? 2 : 4);
   const double one_plus_r2_minus_b2 = 1 + (r - b) * (r + b);
   if (low_k) {
@@ -333,14 +336,14 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
                   ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[0]);
     }
   }
-  if (n_max < 3) return with_edge;
+  if (kMax < 3 || n_max < 3) return with_edge;
   const double c = -geo.one_minus_bmr2 * geo.one_minus_bpr2;
   // For small b (inside the disk), dP/db without the 1/b, from the N_n
   // (sec. 7.7-7.8; the paper's b_c = 1e-3; its printed form has a spurious
   // "-3" inside the bracket): the 1/b form loses digits as b -> 0 (2.8e-4
   // relative at b = 1e-6).
   constexpr double kSmallB = 1e-3;
-  double nn[kMaxOrder + 1];
+  double nn[kMax + 1];
   const bool small_b = geo.inside && b < kSmallB;
   if (small_b) {
     const CelBasis cb = CelP1(geo.kc);

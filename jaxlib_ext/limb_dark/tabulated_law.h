@@ -211,8 +211,8 @@ struct UniformAndLinear {
 JAXEXT_HD UniformAndLinear MakeUniformAndLinear() {
   UniformAndLinear l;
   const double one = 1;  // I = 1 - (1 - z)
-  l.norm0 = GreensRow(&one, 0, l.g0, l.q0);
-  l.norm1 = GreensRow(&one, 1, l.g1, l.q1);
+  l.norm0 = GreensRow<1>(&one, 0, l.g0, l.q0);
+  l.norm1 = GreensRow<1>(&one, 1, l.g1, l.q1);
   return l;
 }
 
@@ -333,8 +333,8 @@ JAXEXT_HD TableFlux TabulatedLightCurvePoint(const TableRow& t, double b, double
   // The lens' area and the integral of z over it, from the closed form.
   const UniformAndLinear& l = t.basis;
   double ds[2];
-  const Flux f0 = LightCurvePoint(b, r, l.g0, l.q0, 0, l.norm0, ds);
-  const Flux f1 = LightCurvePoint(b, r, l.g1, l.q1, 1, l.norm1, ds);
+  const Flux f0 = LightCurvePoint<1>(b, r, l.g0, l.q0, 0, l.norm0, ds);
+  const Flux f1 = LightCurvePoint<1>(b, r, l.g1, l.q1, 1, l.norm1, ds);
   const Moments area = {-f0.value * l.norm0, -f0.d_db * l.norm0, -f0.d_dr * l.norm0};
   const Moments linear = {-f1.value * l.norm1, -f1.d_db * l.norm1, -f1.d_dr * l.norm1};
   // The ramps, by where their circles lie.
