@@ -241,10 +241,10 @@ JAXEXT_HD constexpr double InsideRuleMaxXOf() {
 template <int M>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void InsideLawMomentsInline(const LawTerms& t, double b, double r,
                                                           double a, EdgeMoments* m) {
+  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
   const double w = 2 * kPi / M;  // each node stands for two
   const double br = b * r;
   const auto node_at = [&](int j) {
-    constexpr Table<M> kCos = HalfPeriodMidCos<M>();
     const double cos_psi = kCos.v[j];
     return EdgeNode{Sqrt(a + 2 * br * cos_psi), 0.0, w * (r * r - br * cos_psi), w * r,
                     -w * r * cos_psi};
@@ -268,13 +268,13 @@ JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, do
 // sin^2(theta)), both halves of the arc.
 JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
   constexpr int kNodes = 32;
+  constexpr Table<kNodes> kCos = GradedHalfPiCos();
+  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
+  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
   const double b = geo.b, r = geo.r;
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
   const double r_rmb = r * (r - b);
   const auto node_at = [&](int j) {
-    constexpr Table<kNodes> kCos = GradedHalfPiCos();
-    constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
-    constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
     const double cos_t = kCos.v[j], sin2 = kSin2.v[j];
     const double w = 2 * kWeight.v[j] * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
     return EdgeNode{c * cos_t, 0.0, w * (r_rmb + 0.5 * c2 * sin2), w * r,
@@ -290,6 +290,8 @@ JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo,
 // sin^2(u / 2) and -cos psi = cos u = 1 - 2 sin^2(u / 2); both halves.
 JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
   constexpr int kNodes = 32;
+  constexpr Table<kNodes> kNode = GaussUnitNode();
+  constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double b = geo.b, r = geo.r, br = b * r, root_br = Sqrt(br);
   const double z2_min = geo.one_minus_bpr2;  // Z^2, < 0 crossing
   const bool crossing = !geo.inside;
@@ -300,8 +302,6 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   // The law at X over [u_lo, pi], u = u_lo + span s^5.
   const double span = kPi - u_lo;
   const auto at_x = [&](int j) {
-    constexpr Table<kNodes> kNode = GaussUnitNode();
-    constexpr Table<kNodes> kWeight = GaussUnitWeight();
     const double s = kNode.v[j], s2 = s * s, s4 = s2 * s2;
     const double w = 2 * kWeight.v[j] * 5 * span * s4;
     const double sin_half = SinCosOfNode(0.5 * (u_lo + span * s4 * s)).sin;
@@ -318,8 +318,6 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   // log(1 / k') (the intensity is infinite on the limb).
   const ContactMap map = MakeContactMap(geo, crossing ? eps : Max(eps, kContactMinK));
   const auto difference = [&](int j) {
-    constexpr Table<kNodes> kNode = GaussUnitNode();
-    constexpr Table<kNodes> kWeight = GaussUnitWeight();
     // t = t_max s^4: z^alpha (crossing) and X^alpha (inside) at t = 0, of
     // order s^(4 alpha) (s^3 left power2's alpha = 0.05 at 3e-10 relative
     // in d/db; s^5, as in the first part, loses the branch points'
@@ -337,8 +335,6 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
   // both vanish as t); its branch points are at t = +-i pi / 2.
   const auto limb_part = [&](int j) {
-    constexpr Table<kNodes> kNode = GaussUnitNode();
-    constexpr Table<kNodes> kWeight = GaussUnitWeight();
     const ContactPoint p = ContactMapAt(map, map.t_max * kNode.v[j]);
     const double w = 2 * map.t_max * kWeight.v[j] * p.du;
     return EdgeNode{Sqrt(Max(p.z2, 0.0)), 0.0, 0.0, w * r,
