@@ -120,8 +120,9 @@ JAXEXT_HD double EccentricAnomalyOfTime(const OrbitBreaks& b, double dt) {
 // rho = d/h + sqrt(1 + (d/h)^2) (Gauss-Legendre's error bound for a pole at
 // distance d; d capped at 2, where F is a trigonometric polynomial of
 // degree 2 in E). The weights are scaled to sum to q - p exactly, so that
-// the rounding of E_p and E_q does not reach the mean. Returns the nodes'
-// number.
+// the rounding of E_p and E_q does not reach the mean. Each node is
+// visited with its eccentric anomaly (visit(time, weight, &E)), which the
+// flux then need not solve for. Returns the nodes' number.
 constexpr int kMaxSmoothPieces = 4096;
 template <typename Visit>
 JAXEXT_HD int VisitSmoothPart(const OrbitBreaks& b, double p, double q, double shift,
@@ -155,8 +156,10 @@ JAXEXT_HD int VisitSmoothPart(const OrbitBreaks& b, double p, double q, double s
   for (int piece = 0; piece < pieces; ++piece) {
     for (int i = 0; i < n; ++i) {
       const double big_e = e_p + width * (piece + x[i]);
-      const double node = (big_e - b.e * Sin(big_e) - b.mean_at_t0) / b.mean_motion;
-      visit(node + shift, scale * w[i] * (1 - b.e * Cos(big_e)));
+      const double sin_e = Sin(big_e), cos_e = Cos(big_e);
+      const double node = (big_e - b.e * sin_e - b.mean_at_t0) / b.mean_motion;
+      const kepler_solve::Eccentric<double> known = EccentricOf(sin_e, cos_e, b.e);
+      visit(node + shift, scale * w[i] * (1 - b.e * cos_e), &known);
     }
   }
   return static_cast<int>(pieces) * n;
@@ -247,7 +250,9 @@ JAXEXT_HD ExposurePlan VisitExposureNodes(const Breaks& c, double period, double
   if (T / period > kAveragedOrbits) {
     plan.averaged = true;
     plan.full = 1 / period;
-    auto whole = [&visit](double node, double weight) { visit(node, weight, NodeSum::kWhole); };
+    auto whole = [&visit](double node, double weight, const auto*... known) {
+      visit(node, weight, NodeSum::kWhole, known...);
+    };
     plan.evaluations = VisitWindowPart(c, first, last, 0.0, whole);
     return plan;
   }
@@ -256,7 +261,9 @@ JAXEXT_HD ExposurePlan VisitExposureNodes(const Breaks& c, double period, double
     return plan;
   }
   const double w0 = dt - T / 2, w1 = dt + T / 2;
-  auto part = [&visit](double node, double weight) { visit(node, weight, NodeSum::kPart); };
+  auto part = [&visit](double node, double weight, const auto*... known) {
+    visit(node, weight, NodeSum::kPart, known...);
+  };
   // Transits k (windows [first, last] + k P) that meet the exposure.
   const double k_lo = Ceil((w0 - last) / period);
   const double k_hi = Floor((w1 - first) / period);
@@ -280,7 +287,9 @@ JAXEXT_HD ExposurePlan VisitExposureNodes(const Breaks& c, double period, double
     plan.full_k += count * (k_lo + k_hi) / 2;
   }
   if (plan.full > 0) {
-    auto whole = [&visit](double node, double weight) { visit(node, weight, NodeSum::kWhole); };
+    auto whole = [&visit](double node, double weight, const auto*... known) {
+      visit(node, weight, NodeSum::kWhole, known...);
+    };
     plan.evaluations += VisitWindowPart(c, first, last, 0.0, whole);
   }
   return plan;
@@ -400,9 +409,9 @@ JAXEXT_HD_CALLED double LightExposureMean(const Planet& planet, const OrbitBreak
   ExposureSums s;
   ClearExposureSums(&s, n_du);
   double node_d[kParamCount], node_glow[kLightParamCount], node_du[kMaxDerivativesInU];
-  auto visit = [&](double node, double weight, NodeSum into) {
+  auto visit = [&](double node, double weight, NodeSum into, const auto*... known) {
     const double f = LightFluxAt(planet, node, d ? node_d : nullptr, d ? node_glow : nullptr,
-                                 d ? node_du : nullptr);
+                                 d ? node_du : nullptr, known...);
     AddNode(weight, into, f, d ? node_d : nullptr, node_du, n_du, &s,
             d ? node_glow : nullptr);
   };

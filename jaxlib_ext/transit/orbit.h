@@ -202,10 +202,12 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::Eccentric<double> EccentricAt(
   return kepler_solve::SolveElement(o.mean_at_t0 + o.mean_motion * dt, o.e);
 }
 
+// The sky position at dt from its eccentric anomaly, solved (SkyAtFixed) or
+// known (the exposures' nodes in E: exposure.h).
 template <bool kGradient>
-JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyOfEccentric(const Orbit& o, double dt,
+                                                 const kepler_solve::Eccentric<double>& ecc) {
   Sky s;
-  const kepler_solve::Eccentric<double> ecc = EccentricAt(o, dt);
   const PlanePoint p = PlaneAt(o, ecc.s, ecc.c);
   s.b2 = p.xw * p.xw + o.cos_i * o.cos_i * p.yw * p.yw;
   s.front = p.yw * o.sin_i > 0;
@@ -216,6 +218,21 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
   s.den = kepler_solve::OneMinusECos(ecc);
   if (kGradient) SkyGradient(o, dt, s.sin_e, s.cos_e, s.den, s.d_b2);
   return s;
+}
+
+template <bool kGradient>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Sky SkyAtFixed(const Orbit& o, double dt) {
+  return SkyOfEccentric<kGradient>(o, dt, EccentricAt(o, dt));
+}
+
+// E's solve from E itself (sin E, cos E, 1 - cos E = sin^2 E / (1 + cos E)
+// where cos E > 0, without cancellation next to E = 0) for an orbit of
+// eccentricity e.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::Eccentric<double> EccentricOf(double sin_e,
+                                                                         double cos_e,
+                                                                         double e) {
+  const double omc = cos_e > 0 ? sin_e * sin_e / (1 + cos_e) : 1 - cos_e;
+  return {sin_e, cos_e, omc, e, false};
 }
 
 JAXEXT_HD_CALLED Sky SkyAt(const Orbit& o, double dt, bool with_gradient) {

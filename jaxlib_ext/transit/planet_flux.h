@@ -204,9 +204,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Ov
 // (CombineLight of LightTermsAt and OverlapAt at the planet's position).
 // d: dF/d parameter (Param order), d_glow: dF/d LightParam, du: dF/du, each
 // where not null; NaN everywhere where the planet is refused or dt is NaN
-// or infinite.
+// or infinite. known: null, or the eccentric anomaly at dt (not solved
+// again).
 JAXEXT_HD_CALLED double LightFluxAt(const Planet& planet, double dt, double* d, double* d_glow,
-                                    double* du) {
+                                    double* du,
+                                    const kepler_solve::Eccentric<double>* known = nullptr) {
   using namespace detail;
   const int n_du = planet.curve.n_du;
   const bool refused = !planet.valid || !IsFinite(dt);
@@ -221,7 +223,8 @@ JAXEXT_HD_CALLED double LightFluxAt(const Planet& planet, double dt, double* d, 
     return NaN();
   }
   double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
-  const Sky sky = SkyAt(planet.orbit, dt, false);
+  const Sky sky =
+      known ? SkyOfEccentric<false>(planet.orbit, dt, *known) : SkyAt(planet.orbit, dt, false);
   if (d) SkyGradient(planet.orbit, dt, sky.sin_e, sky.cos_e, sky.den, d_b2, d_xw, d_yw);
   const LightTerms terms = LightTermsAt(planet.orbit, planet.glow, sky.xw, sky.yw, sky.den,
                                         d ? d_xw : nullptr, d_yw);
