@@ -26,18 +26,25 @@ constexpr double kEdgeRuleMaxX = 0.5;
 // compiler vectorises: eight lanes (lane k sums v_k, v_{k+8}, ... over the
 // full groups of eight), the lanes in pairs, then the rest one at a time (a
 // loop's running sum sets the order of one add at a time, which it keeps).
+// Fewer than eight values (a node at a time on the device path, N = 1):
+// one at a time.
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfNodes(const double* v) {
-  static_assert(N >= 8, "at least one full group of eight");
-  double lane[8];
-  for (int k = 0; k < 8; ++k) lane[k] = v[k];
-  for (int j = 8; j + 8 <= N; j += 8) {
-    for (int k = 0; k < 8; ++k) lane[k] += v[j + k];
+  if constexpr (N < 8) {
+    double sum = v[0];
+    for (int j = 1; j < N; ++j) sum += v[j];
+    return sum;
+  } else {
+    double lane[8];
+    for (int k = 0; k < 8; ++k) lane[k] = v[k];
+    for (int j = 8; j + 8 <= N; j += 8) {
+      for (int k = 0; k < 8; ++k) lane[k] += v[j + k];
+    }
+    for (int k = 0; k < 4; ++k) lane[k] += lane[k + 4];
+    double sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+    for (int j = N / 8 * 8; j < N; ++j) sum += v[j];
+    return sum;
   }
-  for (int k = 0; k < 4; ++k) lane[k] += lane[k + 4];
-  double sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
-  for (int j = N / 8 * 8; j < N; ++j) sum += v[j];
-  return sum;
 }
 
 // The flux a law I(z) = 1 - sum_n u_n (1 - z)^n blocks, by the divergence

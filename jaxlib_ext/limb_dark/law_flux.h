@@ -156,47 +156,35 @@ struct EdgeNode {
 // alone (kLimbIntensity): AddLawAt, AddLawDifference and AddLimbIntensity.
 enum class EdgeSum : int { kLaw, kLawWithoutLimb, kDifference, kLimbIntensity };
 
-// One node's share of kSum, added straight into m.
-template <EdgeSum kSum>
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddLawNode(const LawTerms& t, const EdgeNode& node,
-                                               EdgeMoments* m) {
-  if constexpr (kSum == EdgeSum::kLimbIntensity) {
-    const double limb = LimbIntensity(t, Max(node.z, 1e-300));
-    m->d_r += node.w_r * limb;
-    m->d_b += node.w_b * limb;
+// kSum of the N nodes in arrays (z, x and the weights).
+template <int N, EdgeSum kSum>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddSumOf(const LawTerms& t, const double* z, const double* x,
+                                             const double* w_e, const double* w_r,
+                                             const double* w_b, EdgeMoments* m) {
+  if constexpr (kSum == EdgeSum::kLaw || kSum == EdgeSum::kLawWithoutLimb) {
+    AddLawAt<N>(t, z, w_e, w_r, w_b, m, kSum == EdgeSum::kLawWithoutLimb);
+  } else if constexpr (kSum == EdgeSum::kDifference) {
+    AddLawDifference<N>(t, z, x, w_e, w_r, w_b, m);
   } else {
-    LawAtNodes<1> v;
-    EvaluateLaw<1>(t, &node.z, &v);
-    if constexpr (kSum == EdgeSum::kDifference) {
-      LawAtNodes<1> vx;
-      EvaluateLaw<1>(t, &node.x, &vx);
-      for (int k = 0; k < t.count; ++k) v.psi[k][0] -= vx.psi[k][0];
-      v.dpsi_dalpha[0] -= vx.dpsi_dalpha[0];
-      v.intensity[0] -= vx.intensity[0];
-    } else {
-      m->area += node.w_e;
-    }
-    for (int k = 0; k < t.count; ++k) m->psi[k] += node.w_e * v.psi[k][0];
-    if (t.with_alpha) m->dpsi_dalpha += node.w_e * v.dpsi_dalpha[0];
-    const double intensity =
-        kSum == EdgeSum::kLaw ? v.intensity[0] + v.limb_intensity[0] : v.intensity[0];
-    m->d_r += node.w_r * intensity;
-    m->d_b += node.w_b * intensity;
+    AddLimbIntensity<N>(t, z, w_r, w_b, m);
   }
 }
 
 // A rule's N nodes (node_at(j), j < N) added to m as kSum says. On a CPU,
 // every node first into arrays, then loops over them that vectorise
 // (AddLawAt and the others). On a GPU (JAXEXT_DEVICE_PATH), one node after
-// another straight into the sums, the loop unrolled: arrays of N values per
-// thread would live in local memory (the sums' order differs from the
-// CPU's by rounding).
+// another straight into the sums (the same functions with N = 1), the loop
+// unrolled: arrays of N values per thread would live in local memory (the
+// sums' order differs from the CPU's by rounding).
 template <int N, EdgeSum kSum, typename NodeAt>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddRuleNodes(const LawTerms& t, const NodeAt& node_at,
                                                  EdgeMoments* m) {
 #if JAXEXT_DEVICE_PATH
   JAXEXT_UNROLL
-  for (int j = 0; j < N; ++j) AddLawNode<kSum>(t, node_at(j), m);
+  for (int j = 0; j < N; ++j) {
+    const EdgeNode node = node_at(j);
+    AddSumOf<1, kSum>(t, &node.z, &node.x, &node.w_e, &node.w_r, &node.w_b, m);
+  }
 #else
   double z[N], x[N], w_e[N], w_r[N], w_b[N];
   for (int j = 0; j < N; ++j) {
@@ -207,13 +195,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddRuleNodes(const LawTerms& t, const NodeAt
     w_r[j] = node.w_r;
     w_b[j] = node.w_b;
   }
-  if constexpr (kSum == EdgeSum::kLaw || kSum == EdgeSum::kLawWithoutLimb) {
-    AddLawAt<N>(t, z, w_e, w_r, w_b, m, kSum == EdgeSum::kLawWithoutLimb);
-  } else if constexpr (kSum == EdgeSum::kDifference) {
-    AddLawDifference<N>(t, z, x, w_e, w_r, w_b, m);
-  } else {
-    AddLimbIntensity<N>(t, z, w_r, w_b, m);
-  }
+  AddSumOf<N, kSum>(t, z, x, w_e, w_r, w_b, m);
 #endif
 }
 

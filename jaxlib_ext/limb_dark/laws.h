@@ -204,7 +204,7 @@ struct LawAtNodes {
 
 // Every node at once, each step a loop over the nodes that a CPU compiler
 // vectorises (LogOfNode, Expm1OfNode: elementary.h); N = 1 on the device
-// path, a node at a time (law_flux.h's AddLawNode). z below 1e-300 is
+// path, a node at a time (law_flux.h's AddRuleNodes). z below 1e-300 is
 // taken as 1e-300 (every term then at its limit at z = 0, to rounding).
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void EvaluateLaw(const LawTerms& t, const double* z_in,
