@@ -7,9 +7,10 @@ Runs on JAX's default device (the GPU when there is one; `--platform cpu` for
 a smoke run on the CPU) and prints one Markdown report: the device, driver,
 CUDA and versions; a check that the ops run on the device and agree with the
 CPU and with their peers; light curves (the quadratic law, ten
-coefficients and the power-2 law, the value and jax.value_and_grad of the
-sum in (b, r, u); ours and jaxoplanet's `core.light_curve` on the device,
-ours on the CPU's all cores up to CPU_MAX_N) at N = 1e4, 1e6, 1e8, each row
+coefficients, the power-2 law and a tabulated law of 78 points, the value
+and jax.value_and_grad of the sum in (b, r, u); ours and jaxoplanet's
+`core.light_curve` on the device, ours on the CPU's all cores up to
+CPU_MAX_N) at N = 1e4, 1e6, 1e8 (the tabulated law to 1e6), each row
 also as a share of its bound, a copy of the same bytes (arrays in plus out)
 on the same device in the same run; the transit model
 (`kepler.transit.light_curve`, 1000 parameter sets x 1e4 times under
@@ -47,11 +48,17 @@ SIZES = (10_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
 LC_SIZES = (10_000, 1_000_000, 100_000_000)
 # The light curves' laws: name: (kepler's law, u). jaxoplanet has the
 # polynomial laws only.
+# The tabulated law: a grid of 78 points (as a PHOENIX model's) with a power-2
+# profile on it, I = 1 - 0.6 (1 - mu^0.6); LC_GRIDS holds each law's grid.
+TABULATED_MU = tuple(0.01 + 0.99 * k / 77 for k in range(78))
 LC_LAWS = {"quadratic": ("polynomial", bench_common.LAWS["quadratic"]),
-           "ten": ("polynomial", bench_common.LAWS["ten"]), "power2": ("power2", (0.7, 0.6))}
-# The laws timed at N = 1e8 (the others stop at 1e6: seconds a call there,
-# measured on an H200, for no target).
-LC_LAWS_AT_LARGEST_N = ("quadratic",)
+           "ten": ("polynomial", bench_common.LAWS["ten"]), "power2": ("power2", (0.7, 0.6)),
+           "tabulated": ("tabulated", tuple(1 - 0.6 * (1 - m ** 0.6) for m in TABULATED_MU))}
+LC_GRIDS = {"tabulated": TABULATED_MU}
+# The laws timed at N = 1e8 (the tabulated law stops at 1e6: seconds a call
+# there on the CPU's all cores, and the device's time a point is the same at
+# 1e6, 1e6 points filling an H200 several times over).
+LC_LAWS_AT_LARGEST_N = ("quadratic", "ten", "power2")
 # The transit model (kepler.transit.light_curve) under jax.vmap: TRANSIT_SETS
 # parameter sets x TRANSIT_TIMES times each, without exposures and with
 # Kepler's long-cadence exposure (TRANSIT_EXPOSURE days).
@@ -72,9 +79,17 @@ ARRAYS = {"kepler": 4, "value": 3, "value_and_grad": 4}
 TARGET_FRACTION = 0.80  # kepler.solve at TARGET_N: >= 80% of its copy bound
 TARGET_N = 100_000_000
 SMALL_N = 10_000  # kepler.true_anomaly no slower than jaxoplanet
-LC_TARGET_FRACTION = 0.30  # the light curve, quadratic law, float64 value, at TARGET_N
-LC_TARGET_SPEEDUP = 50.0  # every light-curve row at LC_SPEEDUP_N: jaxoplanet's time / ours
-LC_SPEEDUP_N = 1_000_000
+# The GPU issue's targets, float64: ns a point, (law, what, ns, N);
+# the transit model's ns a time, without and with exposures; every row
+# jaxoplanet runs at least LC_TARGET_SPEEDUP times faster on the same device;
+# the device at least CPU_TARGET_SPEEDUP times our op on the CPU (all cores)
+# at CPU_MAX_N, every law.
+LC_TARGET_NS = (("quadratic", "value", 0.07, TARGET_N),
+                ("quadratic", "value_and_grad", 0.1, TARGET_N), ("ten", "value", 0.5, TARGET_N),
+                ("power2", "value", 1.0, TARGET_N), ("tabulated", "value", 2.0, CPU_MAX_N))
+TRANSIT_TARGET_NS = (("ours", 0.1), ("ours_exposure", 1.0))
+LC_TARGET_SPEEDUP = 5.0
+CPU_TARGET_SPEEDUP = 10.0
 
 OP_TITLES = {
     "solve": "ours `kepler.solve` (E)",
@@ -87,6 +102,12 @@ LC_TITLES = {"dev/ours": "ours, on the device", "dev/jaxoplanet": "jaxoplanet, s
              "cpu/ours": "ours, on the CPU (all cores)"}
 COPY_TITLES = ("two XLA copies (`jnp.copy` of each input) and a fused `(x + 1, y + 1)` for two "
                "arrays in and two out, a fused `x + y` for two in and one out")
+
+
+def lc_function(limb_dark, law):
+  """Our light curve of LC_LAWS[law] (its grid too), a function of (u, b, r)."""
+  name, grid = LC_LAWS[law][0], {"mu": LC_GRIDS[law]} if law in LC_GRIDS else {}
+  return lambda u, b, r: limb_dark.light_curve(u, b, r, law=name, **grid)
 
 
 def _copies(jax, jnp, what):
@@ -346,7 +367,7 @@ def measure(args):
                 "jaxoplanet": kepler_jx, "newton": bench_common.newton_solver(jax, jnp)}
   kepler_fns = {k: fn for k, fn in kepler_fns.items() if fn}
   lc_fns = {law: {k: fn for k, fn in (
-      ("ours", lambda u, b, r, name=name: limb_dark.light_curve(u, b, r, law=name)),
+      ("ours", lc_function(limb_dark, law)),
       ("jaxoplanet", lc_jx if name == "polynomial" else None)) if fn}
             for law, (name, _) in LC_LAWS.items()}
   data = {
@@ -526,9 +547,11 @@ def report(data):
            "the sum; %d and %d arrays of N) on the same device; jaxoplanet also its time / ours "
            "on the device (> 1: ours is faster). The CPU column: our op on the CPU backend of the "
            "same process (%s), all cores, against a copy on the CPU, up to N = %.0e. Laws: quadratic u = %s, ten "
-           "coefficients u = %s, power-2 (c, alpha) = %s (jaxoplanet has no power-2 law)." % (ARRAYS["value"], ARRAYS["value_and_grad"],
-                                      data["places"].get("cpu", "none"), CPU_MAX_N,
-                                      *(u for _, u in LC_LAWS.values())))
+           "coefficients u = %s, power-2 (c, alpha) = %s, tabulated: %d points, I = 1 - 0.6 (1 - mu^0.6) "
+           "at mu evenly spaced in [0.01, 1] (jaxoplanet has the polynomial laws alone)." % (
+               ARRAYS["value"], ARRAYS["value_and_grad"], data["places"].get("cpu", "none"),
+               CPU_MAX_N, *(LC_LAWS[law][1] for law in ("quadratic", "ten", "power2")),
+               len(TABULATED_MU)))
   columns = [c for c in LC_TITLES if c.split("/")[0] in data["places"]]
   for dtype in DTYPES:
     out.section(dtype, level=3)
@@ -592,7 +615,8 @@ def report(data):
   out.section("Targets")
   if not data["on_gpu"]:
     out.para("Not a GPU: the statuses below are for this smoke run only.")
-  out.table(["target", "dtype", "measured", "status"], _targets(times))
+  out.table(["target", "dtype", "measured", "status"],
+            _targets(times, data["transit_sets"] * TRANSIT_TIMES))
 
   out.section("Timing details")
   out.para("Per case: calls per timed loop x repeats; min / median / max time per call.")
@@ -603,7 +627,12 @@ def report(data):
   return out.text()
 
 
-def _targets(times):
+def _power(n):
+  """1e6 for 1_000_000, 2e5 for 200_000."""
+  return ("%.0e" % n).replace("e+0", "e").replace("e+", "e")
+
+
+def _targets(times, transit_points):
   """The rows of the targets' table: tools/gpu_check.py reads those whose
   target starts with "N = 1e" (and leaves out those "not part of" one)."""
   rows = []
@@ -632,15 +661,34 @@ def _targets(times):
         + " (E, not f: not part of the target)" * (op != "true_anomaly"), dtype,
         speedup(f"kepler/{dtype}/{SMALL_N}", op,
                 "ours {ours}, jaxoplanet {peer} per call ({ratio:.2f}x)"), 1.0)
-  row(f"N = 1e8: ours light curve, quadratic law, value >= {100 * LC_TARGET_FRACTION:.0f}% of "
-      "the copy bound", "float64", share(f"lc/dev/float64/{TARGET_N}/value", "quadratic/ours",
-                                         "Gpoints/s"), LC_TARGET_FRACTION)
-  for dtype, law, what in ((d, l, w) for d in DTYPES for l in LC_LAWS for w in WHATS
-                           if LC_LAWS[l][0] == "polynomial"):
-    row(f"N = 1e6: ours light curve, {law} law, {what} >= {LC_TARGET_SPEEDUP:.0f}x faster than "
-        "jaxoplanet", dtype, speedup(f"lc/dev/{dtype}/{LC_SPEEDUP_N}/{what}/{law}", "ours",
+  def per_point(key, n, limit, unit="point"):
+    t = _median(times, key)
+    return (limit / (t / n * 1e9), "%.3g ns a %s" % (t / n * 1e9, unit)) if t else None
+
+  for law, what, limit, n in LC_TARGET_NS:
+    row(f"N = {_power(n)}: ours light curve, {law} law, {what} at most {limit:g} ns a point",
+        "float64", per_point(f"lc/dev/float64/{n}/{what}/{law}/ours", n, limit), 1.0)
+  for key, limit in TRANSIT_TARGET_NS:
+    row(f"N = {_power(transit_points)}: ours transit model, {key.replace('_', ' with ')}, value at "
+        f"most {limit:g} ns a time", "float64",
+        per_point(f"transit/dev/float64/value/{key}", transit_points, limit, "time"), 1.0)
+  for dtype, law, what, n in ((d, l, w, n) for d in DTYPES for l in LC_LAWS for w in WHATS
+                              for n in (CPU_MAX_N, TARGET_N) if LC_LAWS[l][0] == "polynomial"):
+    row(f"N = {_power(n)}: ours light curve, {law} law, {what} >= {LC_TARGET_SPEEDUP:g}x "
+        "jaxoplanet", dtype, speedup(f"lc/dev/{dtype}/{n}/{what}/{law}", "ours",
                                      "{ratio:.1f}x (ours {ours}, jaxoplanet {peer} per call)"),
         LC_TARGET_SPEEDUP)
+  for dtype, what in ((d, w) for d in DTYPES for w in WHATS):
+    row(f"N = {_power(transit_points)}: ours transit model, {what} >= {LC_TARGET_SPEEDUP:g}x "
+        "jaxoplanet", dtype, speedup(f"transit/dev/{dtype}/{what}", "ours",
+                                     "{ratio:.1f}x (ours {ours}, jaxoplanet {peer} per call)"),
+        LC_TARGET_SPEEDUP)
+  for law in LC_LAWS:
+    t, cpu = (_median(times, f"lc/{p}/float64/{CPU_MAX_N}/value/{law}/ours") for p in ("dev", "cpu"))
+    row(f"N = {_power(CPU_MAX_N)}: ours light curve, {law} law, value, the device >= "
+        f"{CPU_TARGET_SPEEDUP:g}x ours on the CPU (all cores)", "float64",
+        (cpu / t, "%.1fx (device %s, CPU %s per call)" % (cpu / t, _fmt_time(t), _fmt_time(cpu)))
+        if t and cpu else None, CPU_TARGET_SPEEDUP)
   return rows
 
 

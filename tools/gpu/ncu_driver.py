@@ -75,8 +75,9 @@ def main():
     sys.exit("ncu_driver: JAX's default device is %s, not a GPU" % device)
   for op, dtype, n in cases:
     if op.startswith("lc_"):
-      name, u = gpu_benchmark.LC_LAWS[op[len("lc_"):]]
-      fn = jax.jit(lambda u, b, r, name=name: limb_dark.light_curve(u, b, r, law=name))
+      law = op[len("lc_"):]
+      fn = jax.jit(gpu_benchmark.lc_function(limb_dark, law))
+      u = gpu_benchmark.LC_LAWS[law][1]
       args = (jax.device_put(np.asarray(u, dtype), device),
               *gpu_benchmark.light_curve_inputs(jax, dtype, n, device))
     else:
