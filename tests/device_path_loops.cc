@@ -58,10 +58,10 @@ void SolveLoop(const T* mean_anomaly, const T* ecc, T* out_sin, T* out_cos,
 
 // The light-curve kernel's loop (jaxlib_ext/limb_dark/limb_dark_kernel.cu),
 // one element at a time: the same function per element, and for the
-// polynomial laws of at most two coefficients the kernel's two passes and
-// for the laws of laws.h its passes by edge rule, each over every element
-// (kFloat32Math: the float32-in-float32 path of the low-order laws instead,
-// both passes per element).
+// polynomial laws of at most two coefficients the kernel's two passes, for
+// the other polynomial laws and the laws of laws.h its passes by edge rule,
+// each over every element (kFloat32Math: the float32-in-float32 path of the
+// low-order laws instead, both passes per element).
 template <int... kRules, typename T>
 void LawPassesLoop(jaxext::limb_dark::Law law, const T* u, int order, std::int64_t size,
                    const T* b, const T* r, T* flux, T* d_db, T* d_dr, T* const* du,
@@ -88,6 +88,23 @@ void LawPassesLoop(jaxext::limb_dark::Law law, const T* u, int order, std::int64
       ...);
 }
 
+template <int... kRules, typename T>
+void PolynomialPassesLoop(const T* u, int order, std::int64_t size, const T* b, const T* r,
+                          T* flux, T* d_db, T* d_dr, T* const* du, std::int64_t count,
+                          std::integer_sequence<int, kRules...>) {
+  for (std::int64_t k = 0; k < count; ++k) {
+    jaxext::limb_dark::PolynomialRuleElement(u, b, r, order, size, k, flux, d_db, d_dr, du);
+  }
+  (
+      [&] {
+        for (std::int64_t k = 0; k < count; ++k) {
+          jaxext::limb_dark::LeftPolynomialElement<kRules>(u, b, r, order, size, k, flux, d_db,
+                                                           d_dr, du);
+        }
+      }(),
+      ...);
+}
+
 template <bool kFloat32Math, typename T>
 void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, const T* b,
                     const T* r, T* flux, T* d_db, T* d_dr, T* const* d_du, std::size_t n) {
@@ -106,6 +123,13 @@ void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, cons
     return;
   }
   const auto as_law = static_cast<jaxext::limb_dark::Law>(law);
+  if (!kFloat32Math && as_law == jaxext::limb_dark::Law::kPolynomial) {
+    PolynomialPassesLoop(u, order, size, b, r, flux, d_db, d_dr, du, count,
+                         std::make_integer_sequence<
+                             int, static_cast<int>(jaxext::limb_dark::detail::EdgeRule::kContact) +
+                                      1>());
+    return;
+  }
   if (!kFloat32Math && as_law != jaxext::limb_dark::Law::kPolynomial &&
       as_law != jaxext::limb_dark::Law::kTabulated) {
     LawPassesLoop(as_law, u, order, size, b, r, flux, d_db, d_dr, du, count,

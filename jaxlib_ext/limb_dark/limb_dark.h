@@ -145,8 +145,9 @@ JAXEXT_HD LawCode PassCode(Law law, LawRule rule) {
 
 // kMax: the largest order the caller passes, which sizes the point's arrays
 // (the GPU's pass for the left points of laws of at most two coefficients
-// keeps them at three values); orders beyond it give NaN.
-template <int kMax = kMaxOrder, typename T>
+// keeps them at three values); orders beyond it give NaN. kRule: the
+// point's edge rule where the caller knows it (SolutionVector's).
+template <int kMax = kMaxOrder, int kRule = kChooseRule, typename T>
 JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
                                  std::int64_t group_size, std::int64_t i, T* flux,
                                  T* d_db, T* d_dr, T* const* d_du) {
@@ -159,8 +160,8 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
   }
   double g[kMax + 1], q[kMax + 2], ds[kMax + 1];
   const double norm = GreensRow<kMax>(u + (i / group_size) * order, order, g, q);
-  const Flux f = LightCurvePoint<kMax>(static_cast<double>(b[i]), static_cast<double>(r[i]),
-                                       g, q, order, norm, ds);
+  const Flux f = LightCurvePoint<kMax, kRule>(static_cast<double>(b[i]),
+                                              static_cast<double>(r[i]), g, q, order, norm, ds);
   flux[i] = static_cast<T>(f.value);
   if (d_db) {  // null: the value alone
     d_db[i] = static_cast<T>(f.d_db);
@@ -170,6 +171,34 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
     double du[kMax];
     FluxGradientInU<kMax>(ds, f.value, norm, order, du);
     for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
+  }
+}
+
+// LightCurveElement for laws of three or more coefficients as the GPU runs
+// it, in passes by edge rule (PolynomialRuleOf), so that a warp's threads
+// run one rule: the first, PolynomialRuleElement, computes the points
+// without one (out of transit, hidden, NaN) and marks each other point
+// with its rule (MarkLeft(&flux[i], 1 + rule)); then, for each rule,
+// LeftPolynomialElement<rule> computes the points marked with it.
+template <typename T>
+JAXEXT_HD void PolynomialRuleElement(const T* u, const T* b, const T* r, int order,
+                                     std::int64_t group_size, std::int64_t i, T* flux,
+                                     T* d_db, T* d_dr, T* const* d_du) {
+  const int rule = PolynomialRuleOf(static_cast<double>(b[i]), static_cast<double>(r[i]));
+  if (rule == kNoEdgeRule) {
+    LightCurveElement<kMaxOrder, kNoEdgeRule>(u, b, r, order, group_size, i, flux, d_db, d_dr,
+                                              d_du);
+  } else {
+    MarkLeft(&flux[i], 1 + rule);
+  }
+}
+
+template <int kRule, typename T>
+JAXEXT_HD void LeftPolynomialElement(const T* u, const T* b, const T* r, int order,
+                                     std::int64_t group_size, std::int64_t i, T* flux,
+                                     T* d_db, T* d_dr, T* const* d_du) {
+  if (IsMarkedLeft(flux[i], 1 + kRule)) {
+    LightCurveElement<kMaxOrder, kRule>(u, b, r, order, group_size, i, flux, d_db, d_dr, d_du);
   }
 }
 

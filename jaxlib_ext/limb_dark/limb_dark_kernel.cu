@@ -28,8 +28,16 @@ constexpr int kBlockSize = 128;
 // 36.2 against 1.70 ns a point on an H200,
 // benchmarks/gpu_runs/2026-11-28_h200_law_passes).
 //
+// The polynomial laws of three or more coefficients run in passes by edge
+// rule the same way (PolynomialRuleElement, then LeftPolynomialElement for
+// each of edge_rules.h's rules): in one kernel a warp ran 10.5 of its 32
+// threads on average (ten coefficients, ncu on an H200,
+// benchmarks/gpu_runs/2026-11-29_h200).
+//
 // JAXEXT_LAW_ONE_PASS=1 builds instead the one-kernel design of those laws
-// (Family kOther: LawCurveElement, every rule in one kernel).
+// (Family kOther: LawCurveElement, every rule in one kernel), and
+// JAXEXT_POLYNOMIAL_ONE_PASS=1 that of the polynomial laws (Family
+// kPolynomial: LightCurveElement).
 // JAXEXT_LOW_ORDER_ONE_PASS=1 (a compile-time switch for measuring the two
 // designs side by side, tools/gpu/kernel_variants.cu) builds instead the
 // one-pass kernel: LowOrderCurveElement, the left points through a call
@@ -44,6 +52,9 @@ constexpr int kBlockSize = 128;
 #ifndef JAXEXT_LAW_ONE_PASS
 #define JAXEXT_LAW_ONE_PASS 0
 #endif
+#ifndef JAXEXT_POLYNOMIAL_ONE_PASS
+#define JAXEXT_POLYNOMIAL_ONE_PASS 0
+#endif
 #ifndef JAXEXT_LOW_ORDER_MIN_BLOCKS
 #define JAXEXT_LOW_ORDER_MIN_BLOCKS 6
 #endif
@@ -51,7 +62,9 @@ constexpr int kBlockSize = 128;
 // kLawRules: the other laws' first pass; kLawLeft + k: their pass of rule
 // LawRule(k) (k from kInside8 = 1 to kContact) with the edge moments' code,
 // kPowerLeft + k (k from kInside8 to kCrossing) with the power laws' code
-// (limb_dark.h's PassCode).
+// (limb_dark.h's PassCode). kPolynomialRules: the first pass of the
+// polynomial laws of three or more coefficients; kPolynomialLeft + k their
+// pass of EdgeRule(k).
 enum Family : int {
   kLowOrder,
   kLowOrderLeft,
@@ -60,8 +73,11 @@ enum Family : int {
   kOther,
   kLawRules,
   kLawLeft,
-  kPowerLeft = kLawLeft + static_cast<int>(LawRule::kContact)
+  kPowerLeft = kLawLeft + static_cast<int>(LawRule::kContact),
+  kPolynomialRules = kPowerLeft + static_cast<int>(LawRule::kCrossing) + 1,
+  kPolynomialLeft
 };
+constexpr int kEdgeRules = static_cast<int>(detail::EdgeRule::kContact) + 1;
 
 // The blocks of kBlockSize threads each kernel must fit on one
 // multiprocessor at once (__launch_bounds__), which caps its registers per
@@ -94,6 +110,13 @@ struct Element {
     } else if constexpr (kFamily == Family::kTabulated) {
       TableCurveElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
                         p.out.d[1], p.out.du);
+    } else if constexpr (kFamily == Family::kPolynomialRules) {
+      PolynomialRuleElement(p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0],
+                            p.out.d[1], p.out.du);
+    } else if constexpr (kFamily >= Family::kPolynomialLeft) {
+      LightCurveElement<kMaxOrder, kFamily - Family::kPolynomialLeft>(
+          p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux, p.out.d[0], p.out.d[1],
+          p.out.du);
     } else if constexpr (kFamily == Family::kLawRules) {
       LawRuleElement(p.law, p.rows, p.x, p.y, p.order, p.group_size, i, p.out.flux,
                      p.out.d[0], p.out.d[1], p.out.du);
@@ -111,13 +134,14 @@ struct Element {
     }
   }
 
-  // A later pass's test (kLowOrderLeft, kLawLeft + k, kPowerLeft + k): the
-  // first pass marked the element for it.
+  // A later pass's test (kLowOrderLeft, kLawLeft + k, kPowerLeft + k,
+  // kPolynomialLeft + k): the first pass marked the element for it.
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
-    return IsMarkedLeft(p.out.flux[i], kFamily > kPowerLeft  ? kFamily - kPowerLeft
-                                       : kFamily > kLawRules ? kFamily - kLawLeft
-                                                             : 0);
+    return IsMarkedLeft(p.out.flux[i], kFamily >= kPolynomialLeft ? 1 + kFamily - kPolynomialLeft
+                                       : kFamily > kPowerLeft     ? kFamily - kPowerLeft
+                                       : kFamily > kLawRules      ? kFamily - kLawLeft
+                                                                  : 0);
   }
 };
 
@@ -159,6 +183,18 @@ cudaError_t LaunchLawPasses(const Params<T>& params, cudaStream_t stream,
   return status;
 }
 
+// The polynomial laws of three or more coefficients: the first pass, then
+// one pass for each edge rule.
+template <typename T, int... kRules>
+cudaError_t LaunchPolynomialPasses(const Params<T>& params, cudaStream_t stream,
+                                   std::integer_sequence<int, kRules...>) {
+  cudaError_t status = LaunchFamily<Family::kPolynomialRules>(params, stream);
+  ((status = status == cudaSuccess ? LaunchLeft<Family::kPolynomialLeft + kRules>(params, stream)
+                                   : status),
+   ...);
+  return status;
+}
+
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
   if (params.law == Law::kPolynomial && params.order <= 2) {
@@ -166,7 +202,11 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
     if (fast != cudaSuccess || JAXEXT_LOW_ORDER_ONE_PASS) return fast;
     return LaunchLeft<Family::kLowOrderLeft>(params, stream);
   } else if (params.law == Law::kPolynomial) {
-    return LaunchFamily<Family::kPolynomial>(params, stream);
+    if constexpr (JAXEXT_POLYNOMIAL_ONE_PASS) {
+      return LaunchFamily<Family::kPolynomial>(params, stream);
+    } else {
+      return LaunchPolynomialPasses(params, stream, std::make_integer_sequence<int, kEdgeRules>());
+    }
   } else if (params.law == Law::kTabulated) {
     return LaunchFamily<Family::kTabulated>(params, stream);
   }

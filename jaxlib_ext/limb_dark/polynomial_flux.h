@@ -23,14 +23,15 @@ using namespace ::jaxext::math;
 // 2 pi / 3, 0, ...) (for derivatives in g: FluxGradientInU). F is that of
 // |b|, and d_db its derivative in b itself (of the sign of b: F is even in
 // b); r < 0 or NaN/inf in b or r give NaN everywhere. kMax: the largest
-// order the caller passes (SolutionVector's).
+// order the caller passes, and kRule the point's edge rule
+// (SolutionVector's).
 template <typename F>
 struct FluxOf {
   F value, d_db, d_dr;
 };
 using Flux = FluxOf<double>;
 
-template <int kMax = kMaxOrder>
+template <int kMax = kMaxOrder, int kRule = kChooseRule>
 JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double* q,
                                int order, double norm, double* ds) {
   using namespace detail;
@@ -48,7 +49,7 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
   double* s = ds;  // s_k, then s_k - s0_k (s0_k = 0 from k = 2 on)
   double edge_blocked;
   const bool with_edge =
-      SolutionVector<kMax>(b, r, order, s, ds_db, ds_dr, deficit, q, &edge_blocked);
+      SolutionVector<kMax, kRule>(b, r, order, s, ds_db, ds_dr, deficit, q, &edge_blocked);
   // F - 1 = sum_k (s_k - s_k out of transit) g_k / norm: exactly 0 out of
   // transit, and no cancellation against 1 for shallow transits.
   double blocked = deficit[0] * g[0];
@@ -71,6 +72,19 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
   if (value != value) return {value, value, value};  // NaN: no derivatives either
   const double inv_norm = 1 / norm;  // derivatives: as in LambdaFromCel
   return {value, sign_b * fb * inv_norm, fr * inv_norm};
+}
+
+// The edge rule LightCurvePoint takes at (b, r) (static_cast<int>(EdgeRule)),
+// or kNoEdgeRule where it takes none (no overlap, r = 0, hidden, NaN): the
+// GPU computes the points of laws of three or more coefficients in passes
+// by rule (limb_dark.h's PolynomialRuleElement), so that a warp's threads
+// run one rule.
+JAXEXT_HD int PolynomialRuleOf(double b, double r) {
+  using namespace detail;
+  const PointSetUp point = SetUpPoint(b, r);
+  if (point.overlap != Overlap::kPartial) return kNoEdgeRule;
+  return static_cast<int>(
+      ChooseEdgeRule(MakeGeometry(point.b, r), (1 - r) * (1 + r) - point.b * point.b));
 }
 
 // LightCurvePoint for laws of at most two coefficients (g[0..2], zero past

@@ -249,8 +249,15 @@ using LowOrder = LowOrderOf<double>;
 // hiding it, also *blocked = the flux the law blocks by the edge rule
 // ChooseEdgeRule picks (edge_rules.h; unnormalised: F - 1 = -blocked /
 // norm), returning true; false elsewhere. kMax: the largest n_max the
-// caller passes (GreensRow's), which sizes the work arrays.
-template <int kMax = kMaxOrder>
+// caller passes (GreensRow's), which sizes the work arrays. kRule: the edge
+// rule, when the caller knows it (a GPU pass over the points of one rule:
+// static_cast<int>(EdgeRule), the code of the others left out), or
+// kChooseRule (ChooseEdgeRule's), or kNoEdgeRule for a point the caller
+// knows needs none (r = 0, no overlap, hidden: the code past those cases
+// left out; any other point then gives NaN).
+constexpr int kChooseRule = -1, kNoEdgeRule = -2;
+
+template <int kMax = kMaxOrder, int kRule = kChooseRule>
 JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
                               double* ds_db, double* ds_dr, double* deficit,
                               const double* q = nullptr, double* blocked = nullptr) {
@@ -265,6 +272,11 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   if (DiskHidden(b, r)) {
     deficit[0] = -kPi;
     deficit[1] = -2 * kPi / 3;
+    return false;
+  }
+  if constexpr (kRule == kNoEdgeRule) {
+    for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = NaN();
+    deficit[0] = deficit[1] = NaN();
     return false;
   }
   const Geometry geo = MakeGeometry(b, r);
@@ -287,7 +299,7 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   // large against the normalisation). Inside the disk away from its limb,
   // InsideEdgeIntegrals gives it below, with s_n.
   const double a = (1 - r) * (1 + r) - b * b;
-  const EdgeRule rule = ChooseEdgeRule(geo, a);
+  const EdgeRule rule = kRule < 0 ? ChooseEdgeRule(geo, a) : static_cast<EdgeRule>(kRule);
   const bool with_edge = kMax >= 3 && q != nullptr && n_max >= 3;
   if (with_edge && rule != EdgeRule::kInside) *blocked = EdgeFlux(rule, geo, a, q, n_max + 1);
 
