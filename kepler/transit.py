@@ -11,6 +11,8 @@ derivatives in every parameter from the same handler call
 (docs/transit_model.md derives them).
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -56,9 +58,11 @@ if len(_LIGHT) != _ffi.constant("TRANSIT_LIGHT_PARAM_COUNT"):
                     "package's")
 
 
-def _attrs(law, geometry, light):
-  # Sorted by name, as XLA passes them.
-  return (("geometry", np.int32(geometry)), ("law", np.int32(law)), ("light", np.int32(light)))
+def _attrs(law, geometry, light, epochs=0):
+  # Sorted by name, as XLA passes them. epochs: the transit times' variations
+  # the row holds (_timed_light_curve).
+  return (("epochs", np.int32(epochs)), ("geometry", np.int32(geometry)), ("law", np.int32(law)),
+          ("light", np.int32(light)))
 
 
 def _names(light):
@@ -125,16 +129,50 @@ def _transit_times(where, value):
   return x
 
 
-def _shifted_times(t, period, t0, transit_times):
-  """t less the timing variation of its epoch: the epoch k = round((t - t0) /
-  period) clipped to [0, K - 1] (K = len(transit_times)), its variation
-  transit_times[k] - t0 - k period. NaN everywhere where transit_times are
+def _variations(period, t0, transit_times):
+  """The timing variation of each epoch k < K = len(transit_times),
+  transit_times[k] - t0 - k period; NaN everywhere where transit_times are
   not finite and increasing."""
-  count = transit_times.shape[0]
-  epoch = jnp.clip(jnp.round((t - t0) / period), 0, count - 1)
-  variation = jnp.take(transit_times, epoch.astype(jnp.int32)) - t0 - epoch * period
+  epoch = jnp.arange(transit_times.shape[0], dtype=transit_times.dtype)
   ordered = jnp.all(jnp.isfinite(transit_times)) & jnp.all(jnp.diff(transit_times) > 0)
-  return jnp.where(ordered, t - variation, jnp.nan)
+  return jnp.where(ordered, transit_times - t0 - epoch * period, jnp.nan)
+
+
+def _shifted_by(t, period, t0, variations):
+  """t less the variation of its epoch k = round((t - t0) / period) (halves
+  to even) clipped to [0, K - 1]: what the handler computes itself from a
+  row with the variations (jaxlib_ext/transit/transit.h, ShiftedTime), the
+  same times to the bit."""
+  epoch = jnp.clip(jnp.round((t - t0) / period), 0, variations.shape[0] - 1)
+  return t - jnp.take(variations, epoch.astype(jnp.int32))
+
+
+def _shifted_times(t, period, t0, transit_times):
+  """t less the timing variation of its epoch (_shifted_by)."""
+  return _shifted_by(t, period, t0, _variations(period, t0, transit_times))
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(4,))
+def _timed_light_curve(row, variations, t, exposure, static):
+  """_light_curve at t shifted by its epoch's variation (_shifted_by): the
+  value from one handler call, the row holding the variations (the
+  handler's `epochs`), which shifts each time itself; its derivatives
+  those of _light_curve at the shifted times, in the row, the variations,
+  t and the exposure time (the variation's derivative is minus the time's,
+  for the times of its epoch)."""
+  offset = len(_names(static[2]))
+  full = jnp.concatenate([row[:offset], variations, row[offset:]])
+  return partition.call(_TARGET, (t, exposure), shared=(full,), n_results=1,
+                        attrs=_attrs(*static, variations.shape[0]))[0]
+
+
+@_timed_light_curve.defjvp
+def _timed_light_curve_jvp(static, primals, tangents):
+  def shifted(row, variations, t, exposure):
+    t = _shifted_by(t, row[_PARAMS.index("period")], row[_T0], variations)
+    return _light_curve(row, t, exposure, static)
+
+  return jax.jvp(shifted, primals, tangents)
 
 
 def _orbit_phase(t, period, t0, ecc, omega):
@@ -347,10 +385,15 @@ def light_curve(t, *, period, t0, a, r, u, b=None, inc=None, ecc=0.0, omega=0.0,
     sin_i = jnp.sqrt(jnp.maximum(1 - cos_i * cos_i, 0.0))
     return _emission_times(t, period, t0, sin_i, ecc, omega, delay)
 
-  t = _timed(t, period, t0, transit_times, timing, delayed)
   number, u = limb_dark.kernel_law(where, law, others[-1], mu)
   row = jnp.concatenate([jnp.stack(others[:-1]), u])
-  flux = _light_curve(row, t, exposure, (number, geometry, int(light)))
+  static = (number, geometry, int(light))
+  if transit_times is not None and len(timing) == 1:
+    # The handler shifts the times by their epochs' variations itself.
+    flux = _timed_light_curve(row, _variations(period, t0, timing[0]), t, exposure, static)
+  else:
+    t = _timed(t, period, t0, transit_times, timing, delayed)
+    flux = _light_curve(row, t, exposure, static)
   return flux.astype(dtype)
 
 

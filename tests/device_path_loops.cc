@@ -184,8 +184,8 @@ int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::Derivative
 
 // The transit kernel's Element (jaxlib_ext/transit/transit_kernel.cu), one
 // element at a time.
-void Transit(const double* row, int order, int law, int geometry, bool light, const double* t,
-             const double* exposure, double* const* out, std::size_t n) {
+void Transit(const double* row, int order, int law, int geometry, bool light, int epochs,
+             const double* t, const double* exposure, double* const* out, std::size_t n) {
   using jaxext::transit::kParamCount;
   jaxext::transit::Outputs<double> o{};
   o.flux = out[0];
@@ -198,8 +198,15 @@ void Transit(const double* row, int order, int law, int geometry, bool light, co
     jaxext::transit::Planet planet;
     jaxext::transit::MakePlanetFromRow(row, order,
                                        static_cast<jaxext::transit::Geometry>(geometry),
-                                       static_cast<jaxext::limb_dark::Law>(law), light, &planet);
-    jaxext::transit::TransitElement(planet, nullptr, nullptr, t, exposure,
+                                       static_cast<jaxext::limb_dark::Law>(law), light, epochs,
+                                       &planet);
+    const double time =
+        epochs > 0 ? jaxext::transit::ShiftedTime(row[jaxext::transit::kT0],
+                                                  row[jaxext::transit::kPeriod],
+                                                  row + jaxext::transit::RowOffsetOfU(light),
+                                                  epochs, t[i])
+                   : t[i];
+    jaxext::transit::TransitElement(planet, nullptr, nullptr, time, exposure,
                                     static_cast<std::int64_t>(i), o);
   }
 }

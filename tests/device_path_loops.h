@@ -65,7 +65,8 @@ constexpr int kTransitLightParams = 5;
 // MakePlanetFromRow, then jaxext::transit::TransitElement, contacts found
 // per element) for one row of parameters `row` (the orbit, then `order`
 // coefficients of law `law`) and `geometry` (0: impact parameter, 1:
-// inclination), with `light` the planet's light's parameters between them:
+// inclination), with `light` the planet's light's parameters between them
+// and then `epochs` timing variations (transit.h's ShiftedTime):
 // out[0][i] = F - 1 at t[i] averaged over exposure[i], then, unless out[1]
 // is null, out[1 + j][i] the derivatives in the row's parameters and T
 // (kTransitDerivatives of them), with `light` those in the light's
@@ -89,8 +90,8 @@ constexpr int kTransitLightParams = 5;
   int LawCoefficientCount(int law);                                               \
   int LawDerivativesInU(int law, int order);                                      \
   void Transit(const double* row, int order, int law, int geometry, bool light,       \
-               const double* t, const double* exposure, double* const* out,           \
-               std::size_t n);                                                        \
+               int epochs, const double* t, const double* exposure,                   \
+               double* const* out, std::size_t n);                                    \
   }
 
 // No contraction: only the explicit fma calls of the math headers fuse.

@@ -199,7 +199,7 @@ py::object LightCurve(const std::string& variant, const py::array& u, const py::
 // with derivatives, else (1, n).
 py::array_t<double> Transit(const std::string& variant, const py::array& row_in, int law,
                             int geometry, const py::array& t_in, const py::array& exposure_in,
-                            bool derivatives, bool light) {
+                            bool derivatives, bool light, int epochs) {
   CheckVariant(variant);
   using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
   const Array row = Array::ensure(row_in), t = Array::ensure(t_in);
@@ -209,9 +209,9 @@ py::array_t<double> Transit(const std::string& variant, const py::array& row_in,
     throw std::invalid_argument("row, t and exposure must be 1-D, t and exposure of one length");
   }
   const int light_params = light ? kepler_device_path::kTransitLightParams : 0;
-  const int order =
-      static_cast<int>(row.shape(0)) - kepler_device_path::kTransitParams - light_params;
-  if (order < 0 || law < 0 || law >= kepler_device_path::kLightCurveLawCount) {
+  const int order = static_cast<int>(row.shape(0)) - kepler_device_path::kTransitParams -
+                    light_params - epochs;
+  if (order < 0 || epochs < 0 || law < 0 || law >= kepler_device_path::kLightCurveLawCount) {
     throw std::invalid_argument("the row or the law");
   }
   const int n_du = kepler_device_path::strict::LawDerivativesInU(law, order);
@@ -222,11 +222,11 @@ py::array_t<double> Transit(const std::string& variant, const py::array& row_in,
   std::vector<double*> planes(2 + first + n_du, nullptr);
   for (py::ssize_t k = 0; k < results; ++k) planes[k] = out.mutable_data() + k * n;
   if (variant == "strict") {
-    kepler_device_path::strict::Transit(row.data(), order, law, geometry, light, t.data(),
-                                        exposure.data(), planes.data(), n);
+    kepler_device_path::strict::Transit(row.data(), order, law, geometry, light, epochs,
+                                        t.data(), exposure.data(), planes.data(), n);
   } else {
-    kepler_device_path::fused::Transit(row.data(), order, law, geometry, light, t.data(),
-                                       exposure.data(), planes.data(), n);
+    kepler_device_path::fused::Transit(row.data(), order, law, geometry, light, epochs,
+                                       t.data(), exposure.data(), planes.data(), n);
   }
   return out;
 }
@@ -256,10 +256,11 @@ PYBIND11_MODULE(_device_path, m) {
         "path (LowOrderCurveElementIn<float>) instead.");
   m.def("transit", &Transit, py::arg("variant"), py::arg("row"), py::arg("law"),
         py::arg("geometry"), py::arg("t"), py::arg("exposure"), py::arg("derivatives") = false,
-        py::arg("light") = false,
+        py::arg("light") = false, py::arg("epochs") = 0,
         "The transit kernel's per-element code (transit_kernel.cu's Element) compiled as "
         "`variant`, float64, one row of parameters (the orbit, with `light` the planet's "
-        "light's five, then the law's coefficients): an array (results, n): F - 1, then with "
+        "light's five, then `epochs` timing variations, then the law's coefficients): an "
+        "array (results, n): F - 1, then with "
         "derivatives those in the row's seven orbital parameters, in T, in the light's and in "
         "u.");
   m.def("cpu_has_fma", &CpuHasFma, "Whether this CPU can run the 'fused' variant.");

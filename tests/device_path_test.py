@@ -817,6 +817,30 @@ class TransitTest(parameterized.TestCase):
       scale = max(1.0, float(np.max(np.abs(e))))
       np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
 
+  def test_transit_times_against_the_cpu_op(self):
+    # A row with the variations of four epochs: the values of the CPU op
+    # with transit_times, and every result of the row without them at the
+    # times shifted by their epochs' variations (each computed here).
+    period, t0, a, b, r, ecc, omega = 3.0, 0.2, 8.0, 0.3, 0.1, 0.2, 1.0
+    u = (0.4, 0.26)
+    rng = np.random.default_rng(33)
+    times = t0 + period * np.arange(4) + rng.uniform(-0.03, 0.03, 4)
+    t = t0 + rng.integers(-1, 5, 200) * period + rng.uniform(-0.3, 0.3, 200)
+    t[:8] = t0 + (np.arange(-2, 6) + 0.5) * period  # halves: the epoch rounds to even
+    exposure = np.where(np.arange(200) % 3 == 0, rng.uniform(0, 0.05, 200), 0.0)
+    variations = times - t0 - np.arange(4) * period
+    orbit = [period, t0, a, b, r, ecc, omega]
+    got = _device_path.transit(_VARIANT.value, np.concatenate([orbit, variations, u]), 0, 0,
+                               t, exposure, True, epochs=4)
+    want = transit.light_curve(t, period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega,
+                               u=u, exposure_time=exposure, transit_times=times)
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-14)
+    epoch = np.clip(np.round((t - t0) / period), 0, 3).astype(int)
+    plain = _device_path.transit(_VARIANT.value, np.concatenate([orbit, u]), 0, 0,
+                                 t - variations[epoch], exposure, True)
+    np.testing.assert_array_equal(got, plain)
+    self.assertTrue(np.any(got[0] < 0), "some times in transit")
+
   @parameterized.parameters(
       ("polynomial", (0.4, 0.26), None, (3.0, 0.2, 8.0, 0.3, 0.1, 0.0, 0.0)),
       ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 6.0, 0.9, 0.12, 0.4, -1.0)))

@@ -371,6 +371,9 @@ void TransitCalls(int law, int calls) {
     // exposures integrate whole orbits.
     const bool light = g_draw.Chance(0.3);
     for (int j = 0; light && j < kLightParams; ++j) row.push_back(g_draw.Value(0, 1e-3, 0.3));
+    // Transit times: the variations of 0 to 3 epochs.
+    const int epochs = g_draw.Chance(0.5) ? 0 : 1 + static_cast<int>(3 * g_draw.Unit()) % 3;
+    for (int j = 0; j < epochs; ++j) row.push_back(g_draw.Value(-0.02, 0.02, kExtremeChance));
     for (double x : Coefficients(law, order)) row.push_back(x);
     std::vector<double> t(kElements), exposure(kElements);
     const bool exposed = g_draw.Chance(0.6);
@@ -386,6 +389,7 @@ void TransitCalls(int law, int calls) {
     const int outputs = static_cast<int>(g_draw.Unit() * 3);
     const int n_du = device::LawDerivativesInU(law, order);
     const std::string what = std::string(light ? "transit with light " : "transit ") +
+                             "epochs " + std::to_string(epochs) + " " +
                              kepler_device_path::kLightCurveLawNames[law] + " " +
                              jaxext::testing::TypeName<T>() + " geometry " +
                              std::to_string(geometry) + " outputs " + std::to_string(outputs) +
@@ -400,7 +404,8 @@ void TransitCalls(int law, int calls) {
     Call call;
     call.Arg(bp).Arg(bt).Arg(be);
     for (HostBuffer& o : out) call.Ret(o);
-    call.I32Attr("geometry", geometry).I32Attr("law", law).I32Attr("light", light ? 1 : 0);
+    call.I32Attr("epochs", epochs).I32Attr("geometry", geometry).I32Attr("law", law).I32Attr(
+        "light", light ? 1 : 0);
     Run(call, TransitCpu, "CPU " + what);
     for (HostBuffer& o : out) ExpectWritten(o.data<T>(), kElements, "CPU " + what);
 
@@ -411,7 +416,7 @@ void TransitCalls(int law, int calls) {
     std::vector<double*> ptrs(1 + kParams + 1 + kLightParams + kMaxTable, nullptr);
     for (size_t j = 0; j < count; ++j) ptrs[j] = dev[j].data<double>();
     Guarded("device path " + what, [&] {
-      device::Transit(bp.data<double>(), order, law, geometry, light, bt.data<double>(),
+      device::Transit(bp.data<double>(), order, law, geometry, light, epochs, bt.data<double>(),
                       be.data<double>(), ptrs.data(), kElements);
     });
     for (HostBuffer& o : dev) ExpectWritten(o.data<double>(), kElements, "device path " + what);

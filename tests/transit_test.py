@@ -726,6 +726,31 @@ class TransitTimesTest(parameterized.TestCase):
     for j, name in ((1, "period"), (2, "t0")):
       np.testing.assert_allclose(grads[j], difference(j), rtol=1e-7, atol=1e-10, err_msg=name)
 
+  def test_the_kernels_shift_is_the_epochs_variation_to_the_bit(self):
+    # The handler shifts each time itself; the shift computed here in the
+    # dtype's own arithmetic (numpy), the model then called at the shifted
+    # times without transit_times: the same values, bit for bit, at times
+    # around every transit, at the half-periods between them (where the
+    # epoch rounds to even) and beyond both ends, with and without
+    # exposures; and the value of a derivative's call is the same too.
+    rng = np.random.default_rng(38)
+    for p in _orbits(38, 3):
+      times = _transit_times(p, rng, 4)
+      k = rng.integers(-1, 5, 40)
+      t = np.concatenate([times[np.clip(k, 0, 3)] + (k - np.clip(k, 0, 3)) * p["period"]
+                          + rng.uniform(-1.5, 1.5, 40) * _half_duration(p),
+                          p["t0"] + (np.arange(-2, 6) + 0.5) * p["period"]]).astype(FLOAT)
+      t0, period, tt = FLOAT(p["t0"]), FLOAT(p["period"]), times.astype(FLOAT)
+      epoch = np.clip(np.round((t - t0) / period), 0, 3)
+      shifted = t - (tt - t0 - np.arange(4, dtype=FLOAT) * period)[epoch.astype(int)]
+      for exposure in (0.0, 0.3 * _half_duration(p)):
+        got = np.asarray(_model(t, p, transit_times=times, exposure_time=exposure))
+        np.testing.assert_array_equal(got, _model(shifted, p, exposure_time=exposure))
+        value, _ = jax.jvp(lambda x: _model(t, p, transit_times=x, exposure_time=exposure),
+                           (jnp.asarray(tt),), (jnp.ones_like(jnp.asarray(tt)),))
+        np.testing.assert_array_equal(got, value)
+        self.assertTrue(np.any(got < 0), "some times in transit")
+
   def test_bad_transit_times(self):
     p = _orbits(36, 1)[0]
     t = _times(p, np.random.default_rng(36), 10)

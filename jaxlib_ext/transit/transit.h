@@ -41,34 +41,56 @@ JAXEXT_HD constexpr int RowOffsetOfU(bool light) {
 }
 
 // A row of the op's parameters made ready: `row` holds RowOffsetOfU(light)
-// parameters then `order` coefficients of `law`.
+// parameters, `epochs` timing variations (ShiftedTime), then `order`
+// coefficients of `law`.
 template <typename T>
 JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, limb_dark::Law law,
-                                 bool light, Planet* planet) {
+                                 bool light, int epochs, Planet* planet) {
   double p[kParamCount + kLightParamCount], u[2 * limb_dark::kMaxTableSize];
   const int offset = RowOffsetOfU(light);
   for (int j = 0; j < offset; ++j) p[j] = static_cast<double>(row[j]);
   for (int j = 0; j < order && j < 2 * limb_dark::kMaxTableSize; ++j) {
-    u[j] = static_cast<double>(row[offset + j]);
+    u[j] = static_cast<double>(row[offset + epochs + j]);
   }
   MakePlanet(p, geometry, law, u, order, light, planet);
 }
 
-// Element i: F - 1 at t[i] averaged over the exposure T[i] (T = 0: at t[i]
-// itself; T < 0 or NaN: NaN), stored with its derivatives into `out`.
+// The transit times of kepler.transit's `transit_times`: a row of `epochs`
+// > 0 holds, after its RowOffsetOfU(light) parameters, the variations v_k =
+// T_k - t0 - k P of epochs k = 0 .. epochs - 1 (`variations`), then the
+// law's coefficients. A time t is evaluated at t - v_k, k = round((t - t0) /
+// P) (halves to even) clipped to [0, epochs - 1], in T's own arithmetic, as
+// kepler/transit.py computes it without the op: the same times to the bit.
+// The rounding adds and takes away 1.5 2^(p - 1) (p: T's digits), exact
+// below 2^(p - 2) in magnitude: x is clamped to [-1, epochs] first, which
+// leaves the clipped epoch as it was (NaN goes to -1: epoch 0).
+// t0 and period: the row's (row[kT0], row[kPeriod]).
+template <typename T>
+JAXEXT_HD T ShiftedTime(T t0, T period, const T* variations, int epochs, T t) {
+  constexpr T kRound = sizeof(T) == 8 ? T(6755399441055744.0) : T(12582912.0f);
+  T x = (t - t0) / period;
+  x = x > T(-1) ? (x < T(epochs) ? x : T(epochs)) : T(-1);
+  T k = (x + kRound) - kRound;
+  k = k < T(0) ? T(0) : k > T(epochs - 1) ? T(epochs - 1) : k;
+  return t - variations[static_cast<int>(k)];
+}
+
+// Element i: F - 1 at `time` (t[i], or ShiftedTime's) averaged over the
+// exposure T[i] (T = 0: at the time itself; T < 0 or NaN: NaN), stored with
+// its derivatives into `out`.
 // `contacts` (the planet's, FindContacts) and `breaks` (with the planet's
 // light, FindOrbitBreaks): or null to find them here where an exposure
 // needs them. Returns the number of evaluations of F.
 template <typename T>
 JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts,
-                             const OrbitBreaks* breaks, const T* t, const T* exposure,
+                             const OrbitBreaks* breaks, T time, const T* exposure,
                              std::int64_t i, const Outputs<T>& out) {
   const int n_du = planet.curve.n_du;
   const bool derivatives = out.d[0] != nullptr;
   const bool with_du = out.du[0] != nullptr;
   double d[kFirstDerivatives], du[kMaxDerivativesInU];
   double* d_glow = derivatives ? d + kParamCount + 1 : nullptr;
-  const double dt = static_cast<double>(t[i]) - planet.orbit.t0;
+  const double dt = static_cast<double>(time) - planet.orbit.t0;
   const double span = static_cast<double>(exposure[i]);
   double value;
   int evaluations = 1;

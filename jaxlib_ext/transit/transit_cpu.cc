@@ -40,10 +40,10 @@ double EstimatedNanoseconds(size_t n, bool light, bool derivatives) {
 ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ffi::AnyBuffer t,
                           ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
                           ffi::RemainingRets rest, int32_t law, int32_t geometry,
-                          int32_t light) {
+                          int32_t light, int32_t epochs) {
   Layout layout;
   if (ffi::Error err =
-          CheckLayout(params, t, exposure, *flux, rest, law, geometry, light, &layout);
+          CheckLayout(params, t, exposure, *flux, rest, law, geometry, light, epochs, &layout);
       err.failure()) {
     return err;
   }
@@ -57,7 +57,9 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
     const limb_dark::LawCall l = layout.call;
     const Geometry geometry = layout.geometry;
     const bool with_light = layout.light;
-    const size_t width = RowOffsetOfU(with_light) + static_cast<size_t>(l.order);
+    const int n_epochs = layout.epochs;
+    const size_t width =
+        RowOffsetOfU(with_light) + static_cast<size_t>(n_epochs) + static_cast<size_t>(l.order);
     const bool split =
         EstimatedNanoseconds(l.n, with_light, l.d[0] != nullptr) >= kParallelMinNanoseconds;
     ParallelForRows(thread_pool, l.n, l.group_size, split ? 0 : l.n + 1,
@@ -65,7 +67,7 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
                       const Outputs<T> out =
                           limb_dark::OutputsFrom<T, kFirstDerivatives>(l, f_data, begin);
                       loop(p_data + row * width, l.order, geometry, l.law, with_light,
-                           t_data + begin, x_data + begin, out, end - begin);
+                           n_epochs, t_data + begin, x_data + begin, out, end - begin);
                     });
     return ffi::Error::Success();
   });
@@ -78,4 +80,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(TransitCpu, jaxext::transit::TransitCpuImpl,
                               jaxext::BindRowOp<xla::ffi::ThreadPool>()
                                   .Attr<int32_t>("law")
                                   .Attr<int32_t>("geometry")
-                                  .Attr<int32_t>("light"));
+                                  .Attr<int32_t>("light")
+                                  .Attr<int32_t>("epochs"));

@@ -14,6 +14,7 @@
 //     coefficients, counts of results, unknown law or geometry): an error
 //     naming the problem, and no output written.
 // Run under --config=sanitize by CI.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -43,14 +44,14 @@ struct Outputs {
 
 template <typename T>
 Outputs Run(HostBuffer& params, HostBuffer& t, HostBuffer& exposure, int law, int n_du,
-            bool derivatives, bool with_du, PoolMode mode, Outcome* outcome) {
+            bool derivatives, bool with_du, PoolMode mode, Outcome* outcome, int epochs = 0) {
   Outputs out;
   const size_t count = 1 + (derivatives ? kParamCount + 1 + (with_du ? n_du : 0) : 0);
   for (size_t k = 0; k < count; ++k) out.all.push_back(MakeBuffer<T>(t.dims(), T(7)));
   Call call;
   call.Arg(params).Arg(t).Arg(exposure);
   for (HostBuffer& x : out.all) call.Ret(x);
-  call.I32Attr("geometry", 0).I32Attr("law", law).I32Attr("light", 0);
+  call.I32Attr("epochs", epochs).I32Attr("geometry", 0).I32Attr("law", law).I32Attr("light", 0);
   *outcome = call.Run(TransitCpu, mode);
   return out;
 }
@@ -204,6 +205,41 @@ void UniformDiskCalls(std::mt19937_64& rng) {
                   "worst " + Num(worst));
 }
 
+// Transit times: a row with the variations of `epochs` epochs gives, to the
+// bit, what the row without them gives at the times shifted by their
+// epoch's variation (the epoch k = round((t - t0) / P), halves to even,
+// clipped to [0, epochs - 1]: nearbyint here), every result, with and
+// without exposures, at times around five conjunctions (epochs -2 to 2,
+// clipped at both ends) and at the half-periods between them.
+template <typename T>
+void TimingVariations(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const std::vector<double> p = {3.0, 0.25, 8.0, 0.3, 0.1, 0.2, 1.0, 0.4, 0.26};
+  const int epochs = 3;
+  std::vector<double> v(epochs), with = p;
+  for (double& x : v) x = 0.04 * unit(rng) - 0.02;
+  with.insert(with.begin() + kParamCount, v.begin(), v.end());
+  HostBuffer t = MakeBuffer<T>({120}), exposure = MakeBuffer<T>({120});
+  FillTimes<T>(p, t, exposure, true, rng);
+  for (int i = 0; i < 8; ++i) {  // half-periods, where the epoch rounds to even
+    t.data<T>()[i] = static_cast<T>(p[kT0] + (i - 4 + 0.5) * p[kPeriod]);
+  }
+  HostBuffer shifted = MakeBuffer<T>({120});
+  for (size_t i = 0; i < t.count(); ++i) {
+    const T ti = t.data<T>()[i];
+    const T x = (ti - static_cast<T>(p[kT0])) / static_cast<T>(p[kPeriod]);
+    const double k = std::min(std::max(double(std::nearbyint(x)), 0.0), double(epochs - 1));
+    shifted.data<T>()[i] = ti - static_cast<T>(v[static_cast<int>(k)]);
+  }
+  HostBuffer rows = RowsBuffer<T>({with}, {}), plain = RowsBuffer<T>({p}, {});
+  Outcome a, b;
+  Outputs got = Run<T>(rows, t, exposure, 0, 2, true, true, PoolMode::kNone, &a, epochs);
+  Outputs want = Run<T>(plain, shifted, exposure, 0, 2, true, true, PoolMode::kNone, &b);
+  g_checks.Expect(a.ok && b.ok && Same(got, want, 1 + kParamCount + 1 + 2),
+                  std::string(TypeName<T>()) + ": transit times equal the shifted times (bitwise)",
+                  a.message + b.message);
+}
+
 // Rows of params, each serving its own times, equal one call per row.
 template <typename T>
 void GroupedCalls(std::mt19937_64& rng) {
@@ -311,11 +347,13 @@ void MalformedCalls() {
     return r;
   };
   auto call = [](HostBuffer& p, HostBuffer& t_, HostBuffer& x_,
-                 const std::vector<HostBuffer*>& rets, int law, int geometry, int light = 0) {
+                 const std::vector<HostBuffer*>& rets, int law, int geometry, int light = 0,
+                 int epochs = 0) {
     Call c;
     c.Arg(p).Arg(t_).Arg(x_);
     for (HostBuffer* r : rets) c.Ret(*r);
-    c.I32Attr("geometry", geometry).I32Attr("law", law).I32Attr("light", light);
+    c.I32Attr("epochs", epochs).I32Attr("geometry", geometry).I32Attr("law", law).I32Attr(
+        "light", light);
     return c;
   };
   auto reject = [](Call c, const std::string& what, const std::string& expect,
@@ -359,6 +397,10 @@ void MalformedCalls() {
          "results; expected 1", all);
   Outcome lit_ok = call(lit, t, x, lit_all, 0, 0, 1).Run(TransitCpu, PoolMode::kNone);
   g_checks.Expect(lit_ok.ok, "the light mode's results: accepted", lit_ok.message);
+  // Transit times: epochs >= 0, their variations before the coefficients.
+  reject(call(params, t, x, all, 0, 0, 0, -1), "negative epochs", "epochs -1", all);
+  reject(call(narrow, t, x, all, 0, 0, 0, 3), "a row too narrow for its epochs",
+         "fewer than the 10 before the law's coefficients", all);
   Call stage = call(params, t, x, all, 0, 0);
   stage.Stage(XLA_FFI_ExecutionStage_PREPARE);
   reject(std::move(stage), "the prepare stage", "Wrong execution stage", all);
@@ -383,6 +425,10 @@ int Main() {
          }
        }},
       {"the uniform disk", [&] { UniformDiskCalls(rng); }},
+      {"transit times", [&] {
+         TimingVariations<double>(rng);
+         TimingVariations<float>(rng);
+       }},
       {"grouped calls", [&] {
          GroupedCalls<double>(rng);
          GroupedCalls<float>(rng);

@@ -63,7 +63,7 @@ std::vector<double> Run(CpuIsa isa, const Case& c, const std::vector<double>& t,
     o.flux = out.data() + begin;
     for (int j = 0; j + 1 < first_du; ++j) o.d[j] = out.data() + (1 + j) * n + begin;
     for (int j = 0; j < c.n_du; ++j) o.du[j] = out.data() + (first_du + j) * n + begin;
-    loop(c.row.data(), order, Geometry::kImpactParameter, c.law, c.light, t.data() + begin,
+    loop(c.row.data(), order, Geometry::kImpactParameter, c.law, c.light, 0, t.data() + begin,
          exposure.data() + begin, o, len);
     begin += len;
   }

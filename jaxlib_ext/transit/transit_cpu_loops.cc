@@ -371,7 +371,7 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
       if (!k.overlap[i]) continue;
       const size_t e = start + i;
       if (!(k.dt[i] - k.dt[i] == 0)) {
-        TransitElement(planet, nullptr, nullptr, t, exposure, static_cast<std::int64_t>(e), out);
+        TransitElement(planet, nullptr, nullptr, t[e], exposure, static_cast<std::int64_t>(e), out);
         continue;
       }
       double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
@@ -405,19 +405,37 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
   }
 }
 
+// ShiftedTime of each of t[0..n) into `shifted` (which no other pointer
+// reaches), in a loop that vectorises.
+template <typename T>
+void ShiftTimes(T t0, T period, const T* variations, int epochs, const T* t,
+                T* __restrict shifted, size_t n) {
+  for (size_t i = 0; i < n; ++i) shifted[i] = ShiftedTime(t0, period, variations, epochs, t[i]);
+}
+
 // The row is made ready once; its contacts once, at the first element with
 // an exposure. A polynomial law of at most two coefficients without the
 // planet's light takes LowOrderTimes for runs of times without an exposure
 // and LowOrderExposures for runs with one; with the planet's light, runs of
 // times without an exposure take LightTimes; the others go a time at a time
 // (TransitElement).
+//
+// With transit times (epochs > 0), the times shifted by their epochs'
+// variations first (ShiftedTime), in a loop that vectorises, into a buffer
+// the rest reads as t.
 template <typename T>
 size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law law,
-                      bool light, const T* t, const T* exposure, const Outputs<T>& out,
-                      size_t n) {
+                      bool light, int epochs, const T* t, const T* exposure,
+                      const Outputs<T>& out, size_t n) {
+  std::unique_ptr<T[]> shifted;
+  if (epochs > 0) {
+    shifted.reset(new T[n]);
+    ShiftTimes(row[kT0], row[kPeriod], row + RowOffsetOfU(light), epochs, t, shifted.get(), n);
+    t = shifted.get();
+  }
   // A table's row is several kB: on the heap, not the pool thread's stack.
   const std::unique_ptr<Planet> planet(new Planet);
-  MakePlanetFromRow(row, order, geometry, law, light, planet.get());
+  MakePlanetFromRow(row, order, geometry, law, light, epochs, planet.get());
   // A polynomial law of at most two coefficients: LowOrderBlock's.
   const bool low_order_law = law == limb_dark::Law::kPolynomial && order <= 2;
   const bool low_order = low_order_law && planet->valid && !light;
@@ -471,7 +489,7 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
       continue;
     }
     evaluations += TransitElement(*planet, found && !light ? &contacts : nullptr,
-                                  found && light ? &breaks : nullptr, t, exposure,
+                                  found && light ? &breaks : nullptr, t[i], exposure,
                                   static_cast<std::int64_t>(i), out);
     ++i;
   }

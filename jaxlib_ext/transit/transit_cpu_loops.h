@@ -11,13 +11,15 @@
 
 namespace jaxext::transit {
 
-// For i in [0, n), one row of parameters (RowOffsetOfU(light) values then
-// `order` coefficients of `law`): out.flux[i] = F - 1 at t[i] averaged over
-// the exposure exposure[i], and its derivatives where `out` asks for them
-// (Outputs, transit.h). Returns the number of evaluations of F.
+// For i in [0, n), one row of parameters (RowOffsetOfU(light) values,
+// `epochs` timing variations, then `order` coefficients of `law`):
+// out.flux[i] = F - 1 at t[i] (shifted by its epoch's variation:
+// ShiftedTime, transit.h) averaged over the exposure exposure[i], and its
+// derivatives where `out` asks for them (Outputs, transit.h). Returns the
+// number of evaluations of F.
 template <typename T>
 using TransitLoop = size_t (*)(const T* row, int order, Geometry geometry, limb_dark::Law law,
-                               bool light, const T* t, const T* exposure,
+                               bool light, int epochs, const T* t, const T* exposure,
                                const Outputs<T>& out, size_t n);
 
 using TransitLoops = FloatLoops<TransitLoop>;

@@ -18,10 +18,10 @@ namespace {
 ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyBuffer t,
                            ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
                            ffi::RemainingRets rest, int32_t law, int32_t geometry,
-                           int32_t light) {
+                           int32_t light, int32_t epochs) {
   Layout layout;
   if (ffi::Error err =
-          CheckLayout(params, t, exposure, *flux, rest, law, geometry, light, &layout);
+          CheckLayout(params, t, exposure, *flux, rest, law, geometry, light, epochs, &layout);
       err.failure()) {
     return err;
   }
@@ -31,6 +31,7 @@ ffi::Error TransitCudaImpl(cudaStream_t stream, ffi::AnyBuffer params, ffi::AnyB
         limb_dark::KernelParams<T, kFirstDerivatives>(layout.call, params, t, exposure, *flux);
     p->geometry = layout.geometry;
     p->light = layout.light;
+    p->epochs = layout.epochs;
   });
 }
 
@@ -42,6 +43,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
     jaxext::BindRowOp<xla::ffi::PlatformStream<cudaStream_t>>()
         .Attr<int32_t>("law")
         .Attr<int32_t>("geometry")
-        .Attr<int32_t>("light"),
+        .Attr<int32_t>("light")
+        .Attr<int32_t>("epochs"),
     // Pure and stream-ordered, as the other ops': XLA may record it into CUDA graphs.
     {xla::ffi::Traits::kCmdBufferCompatible});

@@ -7,16 +7,21 @@ namespace jaxext::transit::kernel {
 
 constexpr int kBlockSize = 128;
 
-// Element i: the thread makes its row's planet ready and, where its exposure
-// needs them, the contacts or the orbit's breakpoints (TransitElement), then computes its element. One
-// thread per time.
+// Element i: the thread makes its row's planet ready, shifts its time by
+// its epoch's variation (rows with transit times: ShiftedTime) and, where
+// its exposure needs them, finds the contacts or the orbit's breakpoints
+// (TransitElement), then computes its element. One thread per time.
 struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
     Planet planet;
-    MakePlanetFromRow(p.rows + (i / p.group_size) * (RowOffsetOfU(p.light) + p.order), p.order,
-                      p.geometry, p.law, p.light, &planet);
-    TransitElement(planet, nullptr, nullptr, p.x, p.y, i, p.out);
+    const int offset = RowOffsetOfU(p.light);
+    const T* row = p.rows + (i / p.group_size) * (offset + p.epochs + p.order);
+    MakePlanetFromRow(row, p.order, p.geometry, p.law, p.light, p.epochs, &planet);
+    const T time = p.epochs > 0
+                       ? ShiftedTime(row[kT0], row[kPeriod], row + offset, p.epochs, p.x[i])
+                       : p.x[i];
+    TransitElement(planet, nullptr, nullptr, time, p.y, i, p.out);
   }
 };
 

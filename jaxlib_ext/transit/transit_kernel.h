@@ -13,11 +13,13 @@ namespace jaxext::transit::kernel {
 
 // The call (limb_dark/law_call.h): rows of params, x = t, y = exposure,
 // out.d the derivatives in the parameters and T (Outputs); the geometry,
-// and whether the rows hold the planet's light.
+// whether the rows hold the planet's light, and their epochs' timing
+// variations (ShiftedTime; 0: none).
 template <typename T>
 struct Params : limb_dark::LawParams<T, kFirstDerivatives> {
   Geometry geometry;
   bool light;
+  int epochs;
 };
 
 // Enqueues the kernel on `stream`; returns the launch error, if any.
