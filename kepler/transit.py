@@ -50,6 +50,8 @@ _PARAMS = ("period", "t0", "a", "b_or_inc", "r", "ecc", "omega")
 if len(_PARAMS) != _ffi.constant("TRANSIT_PARAM_COUNT"):
   raise ImportError("kepler.transit: the compiled module's parameters are not this package's")
 _T0 = _PARAMS.index("t0")
+# The most transit times (epochs) the kernel's row takes.
+_MAX_EPOCHS = _ffi.constant("TRANSIT_MAX_EPOCHS")
 # The planet's light and the star's modulation, after the orbit's in a row
 # of the kernel's light mode (orbit.h, LightParam).
 _LIGHT = ("planet_flux", "night_flux", "phase_offset", "beaming", "ellipsoidal")
@@ -121,11 +123,15 @@ _light_curve = row_op.differentiable(
 
 
 def _transit_times(where, value):
-  """transit_times as an array of shape (K,), K >= 1; ValueError otherwise."""
+  """transit_times as an array of shape (K,), 1 <= K <= the kernel's most;
+  ValueError otherwise."""
   x = elementwise.as_array(where, "transit_times", value)
   if np.ndim(x) != 1 or np.shape(x)[0] < 1:
     raise ValueError(f"kepler.{where}: transit_times must be a 1-d array of at least one "
                      f"mid-transit time (epochs 0, 1, ...), got shape {np.shape(x)}")
+  if np.shape(x)[0] > _MAX_EPOCHS:
+    raise ValueError(f"kepler.{where}: transit_times has {np.shape(x)[0]} epochs, more than "
+                     f"the {_MAX_EPOCHS} the kernel takes")
   return x
 
 

@@ -761,6 +761,8 @@ class TransitTimesTest(parameterized.TestCase):
         _model(t, p, transit_times=times)
     with self.assertRaisesRegex(TypeError, "complex"):
       _model(t, p, transit_times=np.array([1j]))
+    with self.assertRaisesRegex(ValueError, "4194305 epochs, more than the 4194304"):
+      _model(t, p, transit_times=np.arange(2.0 ** 22 + 1))
 
   def test_vmap_over_planets_is_one_call(self):
     rng = np.random.default_rng(37)

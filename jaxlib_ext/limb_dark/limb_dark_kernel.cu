@@ -28,16 +28,19 @@ constexpr int kBlockSize = 128;
 // 36.2 against 1.70 ns a point on an H200,
 // benchmarks/gpu_runs/2026-11-28_h200_law_passes).
 //
-// The polynomial laws of three or more coefficients run in passes by edge
-// rule the same way (PolynomialRuleElement, then LeftPolynomialElement for
-// each of edge_rules.h's rules): in one kernel a warp ran 10.5 of its 32
+// The polynomial laws of three or more coefficients run in one kernel
+// (Family kPolynomial: LightCurveElement), where a warp ran 10.5 of its 32
 // threads on average (ten coefficients, ncu on an H200,
-// benchmarks/gpu_runs/2026-11-29_h200).
+// benchmarks/gpu_runs/2026-11-29_h200). JAXEXT_POLYNOMIAL_PASSES=1 builds
+// instead their passes by edge rule, as the laws of laws.h run
+// (PolynomialRuleElement, then LeftPolynomialElement for each of
+// edge_rules.h's rules), for tools/gpu/kernel_variants.sh to time against
+// the one kernel: not yet run on a GPU, and not the default, since its five
+// kernels add about 100 s to each nvcc build of this file (CI builds it
+// three times).
 //
-// JAXEXT_LAW_ONE_PASS=1 builds instead the one-kernel design of those laws
-// (Family kOther: LawCurveElement, every rule in one kernel), and
-// JAXEXT_POLYNOMIAL_ONE_PASS=1 that of the polynomial laws (Family
-// kPolynomial: LightCurveElement).
+// JAXEXT_LAW_ONE_PASS=1 builds instead the one-kernel design of the laws of
+// laws.h (Family kOther: LawCurveElement, every rule in one kernel).
 // JAXEXT_LOW_ORDER_ONE_PASS=1 (a compile-time switch for measuring the two
 // designs side by side, tools/gpu/kernel_variants.cu) builds instead the
 // one-pass kernel: LowOrderCurveElement, the left points through a call
@@ -52,8 +55,8 @@ constexpr int kBlockSize = 128;
 #ifndef JAXEXT_LAW_ONE_PASS
 #define JAXEXT_LAW_ONE_PASS 0
 #endif
-#ifndef JAXEXT_POLYNOMIAL_ONE_PASS
-#define JAXEXT_POLYNOMIAL_ONE_PASS 0
+#ifndef JAXEXT_POLYNOMIAL_PASSES
+#define JAXEXT_POLYNOMIAL_PASSES 0
 #endif
 #ifndef JAXEXT_LOW_ORDER_MIN_BLOCKS
 #define JAXEXT_LOW_ORDER_MIN_BLOCKS 6
@@ -202,10 +205,10 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
     if (fast != cudaSuccess || JAXEXT_LOW_ORDER_ONE_PASS) return fast;
     return LaunchLeft<Family::kLowOrderLeft>(params, stream);
   } else if (params.law == Law::kPolynomial) {
-    if constexpr (JAXEXT_POLYNOMIAL_ONE_PASS) {
-      return LaunchFamily<Family::kPolynomial>(params, stream);
-    } else {
+    if constexpr (JAXEXT_POLYNOMIAL_PASSES) {
       return LaunchPolynomialPasses(params, stream, std::make_integer_sequence<int, kEdgeRules>());
+    } else {
+      return LaunchFamily<Family::kPolynomial>(params, stream);
     }
   } else if (params.law == Law::kTabulated) {
     return LaunchFamily<Family::kTabulated>(params, stream);

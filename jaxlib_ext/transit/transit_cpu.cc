@@ -19,6 +19,8 @@ namespace jaxext::transit {
 // how many of the planet's light follow them in the light mode.
 JAXEXT_EXPORT_CONSTANT(TRANSIT_PARAM_COUNT, kParamCount);
 JAXEXT_EXPORT_CONSTANT(TRANSIT_LIGHT_PARAM_COUNT, kLightParamCount);
+// The most transit times a row takes.
+JAXEXT_EXPORT_CONSTANT(TRANSIT_MAX_EPOCHS, kMaxEpochs);
 
 namespace {
 

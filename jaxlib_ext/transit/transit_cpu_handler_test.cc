@@ -27,6 +27,7 @@
 #include "jaxlib_ext/cpu/ffi_test_runtime.h"
 #include "jaxlib_ext/ffi_targets.h"
 #include "jaxlib_ext/transit/transit.h"
+#include "jaxlib_ext/transit/transit_ffi.h"
 
 namespace jaxext::transit {
 namespace {
@@ -399,6 +400,8 @@ void MalformedCalls() {
   g_checks.Expect(lit_ok.ok, "the light mode's results: accepted", lit_ok.message);
   // Transit times: epochs >= 0, their variations before the coefficients.
   reject(call(params, t, x, all, 0, 0, 0, -1), "negative epochs", "epochs -1", all);
+  reject(call(params, t, x, all, 0, 0, 0, kMaxEpochs + 1), "more epochs than the most",
+         "epochs " + std::to_string(kMaxEpochs + 1), all);
   reject(call(narrow, t, x, all, 0, 0, 0, 3), "a row too narrow for its epochs",
          "fewer than the 10 before the law's coefficients", all);
   Call stage = call(params, t, x, all, 0, 0);

@@ -42,8 +42,9 @@ struct Layout {
   int epochs;
 };
 
-// The most epochs a row may hold (kepler.transit's transit_times).
-constexpr std::int32_t kMaxEpochs = 1 << 24;
+// The most epochs a row may hold (kepler.transit's transit_times): 2^22,
+// up to which ShiftedTime's rounding of a float's epoch is exact.
+constexpr std::int32_t kMaxEpochs = 1 << 22;
 
 inline ffi::Error CheckLayout(const ffi::AnyBuffer& params, const ffi::AnyBuffer& t,
                               const ffi::AnyBuffer& exposure, const ffi::AnyBuffer& flux,

@@ -23,7 +23,7 @@ VARIANTS=(
   "two_pass_mb1:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=1"
   "two_pass_mb8:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=8"
   "law_one_pass:-DJAXEXT_LAW_ONE_PASS=1"
-  "polynomial_one_pass:-DJAXEXT_POLYNOMIAL_ONE_PASS=1"
+  "polynomial_passes:-DJAXEXT_POLYNOMIAL_PASSES=1"
 )
 
 build_one() {  # dir name defines
