@@ -73,7 +73,7 @@ def _names(light):
 
 
 def _value(row, t, exposure, static):
-  """F - 1 alone."""
+  """F - 1 alone; static: _attrs's arguments."""
   return partition.call(_TARGET, (t, exposure), shared=(row,), n_results=1,
                         attrs=_attrs(*static))[0]
 
@@ -168,8 +168,7 @@ def _timed_light_curve(row, variations, t, exposure, static):
   for the times of its epoch)."""
   offset = len(_names(static[2]))
   full = jnp.concatenate([row[:offset], variations, row[offset:]])
-  return partition.call(_TARGET, (t, exposure), shared=(full,), n_results=1,
-                        attrs=_attrs(*static, variations.shape[0]))[0]
+  return _value(full, t, exposure, (*static, variations.shape[0]))
 
 
 @_timed_light_curve.defjvp

@@ -125,9 +125,8 @@ void LightCurveLoop(int law, const T* u, int order, std::size_t group_size, cons
   const auto as_law = static_cast<jaxext::limb_dark::Law>(law);
   if (!kFloat32Math && as_law == jaxext::limb_dark::Law::kPolynomial) {
     PolynomialPassesLoop(u, order, size, b, r, flux, d_db, d_dr, du, count,
-                         std::make_integer_sequence<
-                             int, static_cast<int>(jaxext::limb_dark::detail::EdgeRule::kContact) +
-                                      1>());
+                         std::make_integer_sequence<int,
+                                                    jaxext::limb_dark::detail::kEdgeRuleCount>());
     return;
   }
   if (!kFloat32Math && as_law != jaxext::limb_dark::Law::kPolynomial &&

@@ -354,6 +354,7 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
 // disk with x = 2 b r / a up to kEdgeRuleMaxX or kWideEdgeRuleMaxX, or next
 // to the inner contact (b + r = 1).
 enum class EdgeRule { kInside, kInsideWide, kCrossing, kContact };
+constexpr int kEdgeRuleCount = static_cast<int>(EdgeRule::kContact) + 1;
 
 JAXEXT_HD EdgeRule ChooseEdgeRule(const Geometry& geo, double a) {
   if (!geo.inside) return geo.k2 < kCrossingRuleMaxK2 ? EdgeRule::kCrossing : EdgeRule::kContact;

@@ -80,7 +80,6 @@ enum Family : int {
   kPolynomialRules = kPowerLeft + static_cast<int>(LawRule::kCrossing) + 1,
   kPolynomialLeft
 };
-constexpr int kEdgeRules = static_cast<int>(detail::EdgeRule::kContact) + 1;
 
 // The blocks of kBlockSize threads each kernel must fit on one
 // multiprocessor at once (__launch_bounds__), which caps its registers per
@@ -206,7 +205,8 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
     return LaunchLeft<Family::kLowOrderLeft>(params, stream);
   } else if (params.law == Law::kPolynomial) {
     if constexpr (JAXEXT_POLYNOMIAL_PASSES) {
-      return LaunchPolynomialPasses(params, stream, std::make_integer_sequence<int, kEdgeRules>());
+      return LaunchPolynomialPasses(params, stream,
+                                    std::make_integer_sequence<int, detail::kEdgeRuleCount>());
     } else {
       return LaunchFamily<Family::kPolynomial>(params, stream);
     }
