@@ -8,6 +8,9 @@
 //                         apply (nvcc's device pass); tests may predefine it
 //                         to 1 to run that path on the host.
 //   JAXEXT_HAS_HW_FMA     1 where fma() is one instruction.
+//   TableAt<kMake>(j)     element j of a constant table (math/nodes.h),
+//                         indexed by a variable: on the device from
+//                         constant memory.
 //   JAXEXT_MATH_NAMESPACE the inline namespace an op's math header wraps its
 //                         code in (jaxext::<op>::JAXEXT_MATH_NAMESPACE).
 //                         A translation unit compiled with other flags than
@@ -51,6 +54,15 @@
 #define JAXEXT_UNROLL _Pragma("GCC unroll 16")
 #else
 #define JAXEXT_UNROLL
+#endif
+
+// Keeps the loop that follows rolled.
+#if defined(__clang__) || defined(__CUDACC__)
+#define JAXEXT_NO_UNROLL _Pragma("unroll 1")
+#elif defined(__GNUC__)
+#define JAXEXT_NO_UNROLL _Pragma("GCC unroll 1")
+#else
+#define JAXEXT_NO_UNROLL
 #endif
 
 #if !defined(JAXEXT_DEVICE_PATH)
@@ -131,6 +143,31 @@ JAXEXT_HD bool IsMarkedLeft(T value, int mark = 0) {
   typename LeftMark<T>::Bits bits;
   std::memcpy(&bits, &value, sizeof(T));
   return bits == want;
+#endif
+}
+
+#if defined(__CUDACC__)
+namespace detail {
+// kMake's table in the device's constant memory (one copy per kernel
+// source; in the host pass of nvcc never read).
+template <auto kMake>
+static __constant__ const auto kConstantTable = kMake();
+}  // namespace detail
+#endif
+
+// Element j of the table that the constexpr function kMake returns (a
+// table of math/nodes.h: a struct whose array is v), for a loop that
+// indexes it with a variable. On the device it is read from constant
+// memory, through the constant cache, which serves a warp's threads reading
+// the same element at once (a local constexpr table indexed so would be
+// copied into each thread's stack); on the host from the constexpr table.
+template <auto kMake>
+JAXEXT_HD auto TableAt(int j) {
+#if defined(__CUDA_ARCH__)
+  return detail::kConstantTable<kMake>.v[j];
+#else
+  constexpr auto table = kMake();
+  return table.v[j];
 #endif
 }
 

@@ -83,20 +83,24 @@ cudaError_t LaunchGridStride(const Element& element, cudaStream_t stream) {
 // with every load in flight, gathers the indices of the marked ones in
 // shared memory, and computes them kBlockSize at a time, so that the warps
 // that compute them run full however rare they are (a grid-stride pass
-// would run each warp for its one or two marked lanes); what is left
-// gathered at the end, once. LaunchLeftPass starts as many blocks as fit
-// on the device at once: the fewer the blocks, the fuller the batches.
+// would run each warp for its one or two marked lanes); after its last
+// tile, all it has gathered. The element is called from one place: a
+// second call site inlines its body twice (nvcc 13.5, sm_90: the crossing
+// rule's pass spilled 204 B with two, 20 B with one). LaunchLeftPass
+// starts as many blocks as fit on the device at once: the fewer the
+// blocks, the fuller the batches.
 template <int kBlockSize, int kPerThread, typename Element>
 __global__ void __launch_bounds__(kBlockSize) LeftPassKernel(Element element) {
   constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
   __shared__ int64_t gathered[kTile + kBlockSize];
   __shared__ int count;
   const int64_t n = element.size();
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kTile;
   if (threadIdx.x == 0) count = 0;
   __syncthreads();
   // Block-uniform trip count: every thread reaches every barrier.
-  for (int64_t tile = static_cast<int64_t>(blockIdx.x) * kTile; tile < n;
-       tile += static_cast<int64_t>(gridDim.x) * kTile) {
+  for (int64_t tile = static_cast<int64_t>(blockIdx.x) * kTile;; tile += stride) {
+    const bool last = tile + stride >= n;
     bool left[kPerThread];
 #pragma unroll
     for (int k = 0; k < kPerThread; ++k) {
@@ -109,18 +113,18 @@ __global__ void __launch_bounds__(kBlockSize) LeftPassKernel(Element element) {
     }
     __syncthreads();
     const int gathered_count = count;
-    const int full = gathered_count - gathered_count % kBlockSize;
-    for (int k = threadIdx.x; k < full; k += kBlockSize) element(gathered[k]);
+    const int batch = last ? gathered_count : gathered_count - gathered_count % kBlockSize;
+    for (int k = threadIdx.x; k < batch; k += kBlockSize) element(gathered[k]);
+    if (last) break;
     __syncthreads();
     // The rest (fewer than kBlockSize) to the front, for the next tile; it
     // lies past the first kBlockSize entries, so the copy overlaps nothing.
-    if (full > 0 && threadIdx.x < gathered_count - full) {
-      gathered[threadIdx.x] = gathered[full + threadIdx.x];
+    if (batch > 0 && threadIdx.x < gathered_count - batch) {
+      gathered[threadIdx.x] = gathered[batch + threadIdx.x];
     }
-    if (threadIdx.x == 0) count = gathered_count - full;
+    if (threadIdx.x == 0) count = gathered_count - batch;
     __syncthreads();
   }
-  if (threadIdx.x < count) element(gathered[threadIdx.x]);
 }
 
 // Enqueues LeftPassKernel over element.size() elements on `stream`, as many

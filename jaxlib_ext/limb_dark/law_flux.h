@@ -170,20 +170,38 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddSumOf(const LawTerms& t, const double* z,
   }
 }
 
+// How a GPU runs a rule's loop over its nodes: unrolled, or rolled (node_at
+// then reads its tables with TableAt, from constant memory). The passes of
+// the crossing and the contact rule alone run them rolled: unrolled, the
+// 32 nodes of every law's terms (each node with the calls of its
+// divisions' and square roots' slow paths) made the crossing pass about
+// ten times the code, with 204 B spilled across those calls (nvcc 13.5,
+// sm_90). The calls of those rules that kernels running every rule make
+// (CrossingLawMoments, ContactLawMoments: the transit model's) stay
+// unrolled: rolled, they took the transit kernel from 168 to 255
+// registers.
+enum class NodeLoop : int { kUnrolled, kRolled };
+
 // A rule's N nodes (node_at(j), j < N) added to m as kSum says. On a CPU,
 // every node first into arrays, then loops over them that vectorise
 // (AddLawAt and the others). On a GPU (JAXEXT_DEVICE_PATH), one node after
-// another straight into the sums (the same functions with N = 1), the loop
-// unrolled: arrays of N values per thread would live in local memory (the
-// sums' order differs from the CPU's by rounding).
-template <int N, EdgeSum kSum, typename NodeAt>
+// another straight into the sums (the same functions with N = 1): arrays
+// of N values per thread would live in local memory (the sums' order
+// differs from the CPU's by rounding), the loop as kLoop says.
+template <int N, EdgeSum kSum, NodeLoop kLoop = NodeLoop::kUnrolled, typename NodeAt>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddRuleNodes(const LawTerms& t, const NodeAt& node_at,
                                                  EdgeMoments* m) {
 #if JAXEXT_DEVICE_PATH
-  JAXEXT_UNROLL
-  for (int j = 0; j < N; ++j) {
+  const auto add = [&](int j) {
     const EdgeNode node = node_at(j);
     AddSumOf<1, kSum>(t, &node.z, &node.x, &node.w_e, &node.w_r, &node.w_b, m);
+  };
+  if constexpr (kLoop == NodeLoop::kRolled) {
+    JAXEXT_NO_UNROLL
+    for (int j = 0; j < N; ++j) add(j);
+  } else {
+    JAXEXT_UNROLL
+    for (int j = 0; j < N; ++j) add(j);
   }
 #else
   double z[N], x[N], w_e[N], w_r[N], w_b[N];
@@ -236,8 +254,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void InsideLawMomentsInline(const LawTerms& t, do
 
 // The same as a call of its own on a GPU, for kernels that run every rule
 // and the passes of 8 and 16 nodes; the pass of 32 nodes inlines it (nvcc
-// 13.5: as a call, the pass's values live across it spill 124 B; inlined,
-// 52 B; the passes of 8 and 16 nodes spill more inlined).
+// 13.5, sm_90: 20 B spilled so, 60 B with the call).
 template <int M>
 JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, double a,
                                        EdgeMoments* m) {
@@ -248,21 +265,25 @@ JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, do
 // theta, graded towards z = 0. sin(psi / 2) = k sin(theta): cos psi = 1 - 2
 // k^2 sin^2(theta), dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
 // sin^2(theta)), both halves of the arc.
-JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+template <NodeLoop kLoop>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void CrossingLawMomentsInline(const LawTerms& t,
+                                                             const Geometry& geo,
+                                                             EdgeMoments* m) {
   constexpr int kNodes = 32;
-  constexpr Table<kNodes> kCos = GradedHalfPiCos();
-  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
-  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
   const double b = geo.b, r = geo.r;
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
   const double r_rmb = r * (r - b);
   const auto node_at = [&](int j) {
-    const double cos_t = kCos.v[j], sin2 = kSin2.v[j];
-    const double w = 2 * kWeight.v[j] * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
+    const double cos_t = TableAt<GradedHalfPiCos>(j), sin2 = TableAt<GradedHalfPiSin2>(j);
+    const double w = 2 * TableAt<GradedHalfPiWeight>(j) * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
     return EdgeNode{c * cos_t, 0.0, w * (r_rmb + 0.5 * c2 * sin2), w * r,
                     -w * r * (1 - 2 * k2 * sin2)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kLaw>(t, node_at, m);
+  AddRuleNodes<kNodes, EdgeSum::kLaw, kLoop>(t, node_at, m);
+}
+
+JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+  CrossingLawMomentsInline<NodeLoop::kUnrolled>(t, geo, m);
 }
 
 // Next to the inner contact (where ChooseEdgeRule picks kContact):
@@ -270,10 +291,11 @@ JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo,
 // inside, the arc's end crossing), X = 2 sqrt(b r) sin(u / 2), z^2 = Z^2 +
 // X^2 with Z^2 = 1 - (b + r)^2; r^2 - b r cos psi = r (r + b) - 2 b r
 // sin^2(u / 2) and -cos psi = cos u = 1 - 2 sin^2(u / 2); both halves.
-JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+template <NodeLoop kLoop>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
+                                                            const Geometry& geo,
+                                                            EdgeMoments* m) {
   constexpr int kNodes = 32;
-  constexpr Table<kNodes> kNode = GaussUnitNode();
-  constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double b = geo.b, r = geo.r, br = b * r, root_br = Sqrt(br);
   const double z2_min = geo.one_minus_bpr2;  // Z^2, < 0 crossing
   const bool crossing = !geo.inside;
@@ -284,14 +306,14 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
   // The law at X over [u_lo, pi], u = u_lo + span s^5.
   const double span = kPi - u_lo;
   const auto at_x = [&](int j) {
-    const double s = kNode.v[j], s2 = s * s, s4 = s2 * s2;
-    const double w = 2 * kWeight.v[j] * 5 * span * s4;
+    const double s = TableAt<GaussUnitNode>(j), s2 = s * s, s4 = s2 * s2;
+    const double w = 2 * TableAt<GaussUnitWeight>(j) * 5 * span * s4;
     const double sin_half = SinCosOfNode(0.5 * (u_lo + span * s4 * s)).sin;
     const double sin2 = sin_half * sin_half;
     const double x = 2 * root_br * sin_half;
     return EdgeNode{x, x, w * (r_rpb - 2 * br * sin2), w * r, w * r * (1 - 2 * sin2)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kLawWithoutLimb>(t, at_x, m);
+  AddRuleNodes<kNodes, EdgeSum::kLawWithoutLimb, kLoop>(t, at_x, m);
   // The law at z less the law at X, t in [0, t_max] (ContactMap), however
   // near the contact: the intensity's limb part (the exponential law's) has
   // no other share. Inside, the map holds for any eps > 0: at least
@@ -304,25 +326,29 @@ JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, 
     // order s^(4 alpha) (s^3 left power2's alpha = 0.05 at 3e-10 relative
     // in d/db; s^5, as in the first part, loses the branch points'
     // resolution: 2e-13 in F).
-    const double s3 = kNode.v[j] * kNode.v[j] * kNode.v[j];
-    const ContactPoint p = ContactMapAt(map, map.t_max * s3 * kNode.v[j]);
-    const double w = 2 * map.t_max * 4 * s3 * kWeight.v[j] * p.du;
+    const double s = TableAt<GaussUnitNode>(j), s3 = s * s * s;
+    const ContactPoint p = ContactMapAt(map, map.t_max * s3 * s);
+    const double w = 2 * map.t_max * 4 * s3 * TableAt<GaussUnitWeight>(j) * p.du;
     const double sin2 = p.sin_half * p.sin_half;
     return EdgeNode{Sqrt(Max(p.z2, 0.0)), 2 * root_br * p.sin_half,
                     w * (r_rpb - 2 * br * sin2), w * r, w * r * (1 - 2 * sin2)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kDifference>(t, difference, m);
+  AddRuleNodes<kNodes, EdgeSum::kDifference, kLoop>(t, difference, m);
   if (!HasLimbTerm(t)) return;
   // The intensity's limb part at z alone, t = t_max s: at t = 0 it is
   // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
   // both vanish as t); its branch points are at t = +-i pi / 2.
   const auto limb_part = [&](int j) {
-    const ContactPoint p = ContactMapAt(map, map.t_max * kNode.v[j]);
-    const double w = 2 * map.t_max * kWeight.v[j] * p.du;
+    const ContactPoint p = ContactMapAt(map, map.t_max * TableAt<GaussUnitNode>(j));
+    const double w = 2 * map.t_max * TableAt<GaussUnitWeight>(j) * p.du;
     return EdgeNode{Sqrt(Max(p.z2, 0.0)), 0.0, 0.0, w * r,
                     w * r * (1 - 2 * p.sin_half * p.sin_half)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kLimbIntensity>(t, limb_part, m);
+  AddRuleNodes<kNodes, EdgeSum::kLimbIntensity, kLoop>(t, limb_part, m);
+}
+
+JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
+  ContactLawMomentsInline<NodeLoop::kUnrolled>(t, geo, m);
 }
 
 }  // namespace detail
@@ -504,14 +530,7 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
       } else if (RunsRule(kOnly, LawRule::kInside16) && rule == LawRule::kInside16) {
         return PowerFluxOf<true>(k, InsidePowerPoint<16>(pt, k, b, r, a), limb, r, sign_b);
       } else if (RunsRule(kOnly, LawRule::kInside32) && rule == LawRule::kInside32) {
-        // The pass of this rule alone inlines it: as a call, its sums
-        // cross the call in local memory (nvcc 13.5: 196 B spilled).
-        if constexpr (kOnly == LawRule::kInside32) {
-          return PowerFluxOf<true>(k, InsidePowerPointInline<32>(pt, k, b, r, a), limb, r,
-                                   sign_b);
-        } else {
-          return PowerFluxOf<true>(k, InsidePowerPoint<32>(pt, k, b, r, a), limb, r, sign_b);
-        }
+        return PowerFluxOf<true>(k, InsidePowerPoint<32>(pt, k, b, r, a), limb, r, sign_b);
       } else if (RunsRule(kOnly, LawRule::kCrossing) && rule == LawRule::kCrossing) {
         return PowerFluxOf<true>(k, CrossingPowerPoint(pt, k, geo), limb, r, sign_b);
       }
@@ -532,8 +551,12 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
     InsideLawMoments<16>(t, b, r, a, &m);
   } else if (RunsRule(kOnly, LawRule::kInside32) && rule == LawRule::kInside32) {
     InsideLawMoments<32>(t, b, r, a, &m);
+  } else if constexpr (kOnly == LawRule::kCrossing) {
+    CrossingLawMomentsInline<NodeLoop::kRolled>(t, geo, &m);
   } else if (RunsRule(kOnly, LawRule::kCrossing) && rule == LawRule::kCrossing) {
     CrossingLawMoments(t, geo, &m);
+  } else if constexpr (kOnly == LawRule::kContact) {
+    ContactLawMomentsInline<NodeLoop::kRolled>(t, geo, &m);
   } else if (RunsRule(kOnly, LawRule::kContact) && rule == LawRule::kContact) {
     ContactLawMoments(t, geo, &m);
   }

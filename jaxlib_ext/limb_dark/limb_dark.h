@@ -302,13 +302,24 @@ JAXEXT_HD void LowOrderCurveElement(const T* u, const T* b, const T* r, int orde
 
 // TableCurveElement: the same for the tabulated law (tabulated_law.h), u
 // holding the grid then the intensities, `order` = 2 M values per row;
-// d_du[j] for the M intensities.
+// d_du[j] for the M intensities. On a GPU (JAXEXT_DEVICE_PATH) the table is
+// read from its row a grid point at a time (TabulatedPointOfRow).
 template <typename T>
 JAXEXT_HD void TableCurveElement(const T* u, const T* b, const T* r, int order,
                                  std::int64_t group_size, std::int64_t i, T* flux, T* d_db,
                                  T* d_dr, T* const* d_du) {
-  double coefficients[2 * kMaxTableSize], du[kMaxTableSize];
   const T* row = u + (i / group_size) * order;
+#if JAXEXT_DEVICE_PATH
+  const TableFlux f = TabulatedPointOfRow(
+      row, order, static_cast<double>(b[i]), static_cast<double>(r[i]), d_du[0] != nullptr,
+      [&](int j, double du) { d_du[j][i] = static_cast<T>(du); });
+  flux[i] = static_cast<T>(f.value);
+  if (d_db) {
+    d_db[i] = static_cast<T>(f.d_db);
+    d_dr[i] = static_cast<T>(f.d_dr);
+  }
+#else
+  double coefficients[2 * kMaxTableSize], du[kMaxTableSize];
   for (int j = 0; j < order && j < 2 * kMaxTableSize; ++j) {
     coefficients[j] = static_cast<double>(row[j]);
   }
@@ -323,6 +334,7 @@ JAXEXT_HD void TableCurveElement(const T* u, const T* b, const T* r, int order,
   if (d_du[0]) {
     for (int j = 0; j < table.size; ++j) d_du[j][i] = static_cast<T>(du[j]);
   }
+#endif
 }
 
 // The per-element body for any law: LowOrderCurveElement for the

@@ -116,64 +116,79 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double RampField(double m, double z) {
   return (m - z) * (m - z) * (m + 2 * z) / (6 * (1 - z) * (1 + z));
 }
 
+// The sums over a rule's kNodes nodes of node_at(j)'s three moments (field,
+// in_b, in_r: Moments' value, d_db, d_dr). On a CPU into arrays, summed by
+// SumOfNodes; on a GPU (JAXEXT_DEVICE_PATH) one node after another
+// straight into the sums, the loop rolled (node_at reads its tables with
+// TableAt): no arrays of kNodes values per thread in local memory.
+template <typename NodeAt>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Moments SumRampNodes(const NodeAt& node_at) {
+#if JAXEXT_DEVICE_PATH
+  Moments sum = {0, 0, 0};
+  JAXEXT_NO_UNROLL
+  for (int j = 0; j < kNodes; ++j) {
+    const Moments node = node_at(j);
+    sum.value += node.value;
+    sum.d_db += node.d_db;
+    sum.d_dr += node.d_dr;
+  }
+  return sum;
+#else
+  double field[kNodes], in_b[kNodes], in_r[kNodes];
+  for (int j = 0; j < kNodes; ++j) {
+    const Moments node = node_at(j);
+    field[j] = node.value;
+    in_b[j] = node.d_db;
+    in_r[j] = node.d_dr;
+  }
+  return {SumOfNodes<kNodes>(field), SumOfNodes<kNodes>(in_b), SumOfNodes<kNodes>(in_r)};
+#endif
+}
+
 JAXEXT_HD_CALLED Moments Crossing(const OuterRampGeometry& g, double m) {
-  constexpr Table<kNodes> kNode = GaussUnitNode();
-  constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double theta_m = Acos(Min(1.0, m / g.c));
   const double span = 0.5 * kPi - theta_m;
-  double field[kNodes], in_r[kNodes], in_b[kNodes];
-  for (int j = 0; j < kNodes; ++j) {
-    const double theta = theta_m + span * kNode.v[j];
+  return SumRampNodes([&](int j) -> Moments {
+    const double theta = theta_m + span * TableAt<GaussUnitNode>(j);
     const double cos_t = Cos(theta), sin_t = Sin(theta), sin2 = sin_t * sin_t;
     const double z = g.c * cos_t;
     // dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2 sin^2(theta)), both halves.
-    const double w = 2 * span * kWeight.v[j] * 2 * g.k * cos_t / Sqrt(1 - g.k2 * sin2);
+    const double w =
+        2 * span * TableAt<GaussUnitWeight>(j) * 2 * g.k * cos_t / Sqrt(1 - g.k2 * sin2);
     const double ramp = m - z;
-    field[j] = w * RampField(m, z) * (g.r_rmb + 0.5 * g.c2 * sin2);
-    in_r[j] = w * ramp * g.r;
-    in_b[j] = -w * ramp * g.r * (1 - 2 * g.k2 * sin2);
-  }
-  return {SumOfNodes<kNodes>(field), SumOfNodes<kNodes>(in_b), SumOfNodes<kNodes>(in_r)};
+    return {w * RampField(m, z) * (g.r_rmb + 0.5 * g.c2 * sin2),
+            -w * ramp * g.r * (1 - 2 * g.k2 * sin2), w * ramp * g.r};
+  });
 }
 
 // The split rule's analytic part, u in [u_lo, u_m].
 JAXEXT_HD_CALLED Moments AnalyticPart(const OuterRampGeometry& g, double m, double u_m) {
-  constexpr Table<kNodes> kNode = GaussUnitNode();
-  constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double m3 = m * m * m;
   const double span = Max(0.0, u_m - g.u_lo);
-  double field[kNodes], in_r[kNodes], in_b[kNodes];
-  for (int j = 0; j < kNodes; ++j) {
-    const double sin_half = SinCosOfNode(0.5 * (g.u_lo + span * kNode.v[j])).sin;
+  return SumRampNodes([&](int j) -> Moments {
+    const double sin_half = SinCosOfNode(0.5 * (g.u_lo + span * TableAt<GaussUnitNode>(j))).sin;
     const double x = 2 * g.root_br * sin_half, x2 = x * x;
     const double z2 = Max(0.0, g.z2_min + x2), inv = 1 / (1 - z2);
-    const double w = 2 * span * kWeight.v[j];
+    const double w = 2 * span * TableAt<GaussUnitWeight>(j);
     const double ramp = m - x;
-    field[j] = w * ((m3 - 3 * m * z2) * inv / 6 + x * z2 * inv / 3) * (g.r_rpb - 0.5 * x2);
-    in_r[j] = w * ramp * g.r;
-    in_b[j] = w * ramp * g.r * (1 - 2 * sin_half * sin_half);
-  }
-  return {SumOfNodes<kNodes>(field), SumOfNodes<kNodes>(in_b), SumOfNodes<kNodes>(in_r)};
+    return {w * ((m3 - 3 * m * z2) * inv / 6 + x * z2 * inv / 3) * (g.r_rpb - 0.5 * x2),
+            w * ramp * g.r * (1 - 2 * sin_half * sin_half), w * ramp * g.r};
+  });
 }
 
 // The split rule's delta part, t in [t0, t1].
 JAXEXT_HD_CALLED Moments DeltaPart(const OuterRampGeometry& g, double t0, double t1) {
-  constexpr Table<kNodes> kNode = GaussUnitNode();
-  constexpr Table<kNodes> kWeight = GaussUnitWeight();
   const double span = t1 - t0;
-  double field[kNodes], in_r[kNodes], in_b[kNodes];
-  for (int j = 0; j < kNodes; ++j) {
-    const ContactPoint p = ContactMapAt(g.map, t0 + span * kNode.v[j]);
+  return SumRampNodes([&](int j) -> Moments {
+    const ContactPoint p = ContactMapAt(g.map, t0 + span * TableAt<GaussUnitNode>(j));
     const double sin2 = p.sin_half * p.sin_half;
     const double z2 = Max(p.z2, 0.0), z = Sqrt(z2);
     const double x = 2 * g.root_br * p.sin_half;
     const double delta = g.z2_min / (z + x);
-    const double w = 2 * span * kWeight.v[j] * p.du;
-    field[j] = w * delta * z2 / (3 * (1 - z2)) * (g.r_rpb - 2 * g.br * sin2);
-    in_r[j] = -w * delta * g.r;
-    in_b[j] = -w * delta * g.r * (1 - 2 * sin2);
-  }
-  return {SumOfNodes<kNodes>(field), SumOfNodes<kNodes>(in_b), SumOfNodes<kNodes>(in_r)};
+    const double w = 2 * span * TableAt<GaussUnitWeight>(j) * p.du;
+    return {w * delta * z2 / (3 * (1 - z2)) * (g.r_rpb - 2 * g.br * sin2),
+            -w * delta * g.r * (1 - 2 * sin2), -w * delta * g.r};
+  });
 }
 
 }  // namespace ramp_rules
@@ -235,6 +250,16 @@ struct TableRow {
 
 namespace detail {
 
+// Segment i's share of the derivatives in the intensities (ContractTable):
+// (R_i - R_{i+1}, plus J - A for the last segment where the grid ends at
+// mu = 1) over the segment's length.
+JAXEXT_HD double SegmentWeight(double ramp, double next_ramp, bool last_at_one, double area,
+                               double linear, double mu, double next_mu) {
+  double w = ramp - next_ramp;
+  if (last_at_one) w += linear - area;
+  return w / (next_mu - mu);
+}
+
 // The table's ramp weights for lens quantities (A, J, R_i): blocked = alpha
 // A + beta J + sum_i gamma_i R_i, and, the map being linear in the
 // intensities, its derivative in each, d[j] (TableWeights' transpose:
@@ -250,9 +275,8 @@ JAXEXT_HD double ContractTable(const TableRow& t, double area, double linear, co
     for (int j = 0; j < k; ++j) d[j] = 0;
     d[k - 1] = area;
     for (int i = 0; i + 1 < k; ++i) {
-      double w = ramp[i] - ramp[i + 1];
-      if (i == k - 2 && t.mu[k - 1] == 1) w += linear - area;
-      const double w_h = w / (t.mu[i + 1] - t.mu[i]);
+      const double w_h = SegmentWeight(ramp[i], ramp[i + 1], i == k - 2 && t.mu[k - 1] == 1,
+                                       area, linear, t.mu[i], t.mu[i + 1]);
       d[i + 1] += w_h;
       d[i] -= w_h;
     }
@@ -303,6 +327,57 @@ JAXEXT_HD TableRow MakeTableRow(const double* u, int count) {
   return t;
 }
 
+namespace detail {
+
+// A point's lens (b >= 0, partly over the disk): its area and the integral
+// of z over it with their derivatives (the uniform and linear laws' closed
+// form), and what the ramps' rules take.
+struct Lens {
+  double b, r;
+  Moments area, linear;
+  Geometry geo;
+  double z2_lo, z2_hi;
+  OuterRampGeometry g;
+};
+
+JAXEXT_HD Lens MakeLens(const UniformAndLinear& l, double b, double r) {
+  Lens lens;
+  lens.b = b;
+  lens.r = r;
+  double ds[2];
+  const Flux f0 = LightCurvePoint<1>(b, r, l.g0, l.q0, 0, l.norm0, ds);
+  const Flux f1 = LightCurvePoint<1>(b, r, l.g1, l.q1, 1, l.norm1, ds);
+  lens.area = {-f0.value * l.norm0, -f0.d_db * l.norm0, -f0.d_dr * l.norm0};
+  lens.linear = {-f1.value * l.norm1, -f1.d_db * l.norm1, -f1.d_dr * l.norm1};
+  lens.geo = MakeGeometry(b, r);
+  lens.z2_lo = lens.geo.inside ? lens.geo.one_minus_bpr2 : 0.0;
+  lens.z2_hi = lens.geo.one_minus_bmr2;
+  lens.g = MakeOuterRampGeometry(lens.geo);
+  return lens;
+}
+
+// The integral R of the ramp (m - z)_+ over the lens and its derivatives,
+// by where the circle z = m lies.
+JAXEXT_HD_CALLED Moments RampMomentsOf(const Lens& lens, double m) {
+  const double m2 = m * m;
+  Moments rm = {0, 0, 0};
+  if (!(m > 0 && m < 1) || m2 <= lens.z2_lo) {
+    // Not a knot, or a ramp that is zero over the lens.
+  } else if (m2 >= lens.z2_hi) {
+    const Moments& area = lens.area;
+    const Moments& linear = lens.linear;
+    const double covered = lens.b < lens.r ? 2 * kPi * (1 - m) * (1 - m) * (2 + m) / 6 : 0.0;
+    rm = {m * area.value - linear.value + covered, m * area.d_db - linear.d_db,
+          m * area.d_dr - linear.d_dr};
+  } else {
+    rm = OuterRampMoments(lens.g, m);
+    rm.value += 2 * lens.geo.kappa1 * m2 * m / 6;  // the limb's share (0 inside)
+  }
+  return rm;
+}
+
+}  // namespace detail
+
 // One point of the tabulated law's light curve: F - 1, its derivatives in b
 // (of b's sign) and r, and du[j] = dF/dI_j for j < size (the grid is not
 // differentiated). As LawLightCurvePoint: r < 0, NaN or +-inf in b or r, a
@@ -330,35 +405,16 @@ JAXEXT_HD TableFlux TabulatedLightCurvePoint(const TableRow& t, double b, double
     }
     return {point.overlap == Overlap::kHidden ? -1.0 : 0.0, 0.0, 0.0};
   }
-  // The lens' area and the integral of z over it, from the closed form.
-  const UniformAndLinear& l = t.basis;
-  double ds[2];
-  const Flux f0 = LightCurvePoint<1>(b, r, l.g0, l.q0, 0, l.norm0, ds);
-  const Flux f1 = LightCurvePoint<1>(b, r, l.g1, l.q1, 1, l.norm1, ds);
-  const Moments area = {-f0.value * l.norm0, -f0.d_db * l.norm0, -f0.d_dr * l.norm0};
-  const Moments linear = {-f1.value * l.norm1, -f1.d_db * l.norm1, -f1.d_dr * l.norm1};
-  // The ramps, by where their circles lie.
-  const Geometry geo = MakeGeometry(b, r);
-  const double z2_lo = geo.inside ? geo.one_minus_bpr2 : 0.0, z2_hi = geo.one_minus_bmr2;
-  const OuterRampGeometry g = MakeOuterRampGeometry(geo);
+  const Lens lens = MakeLens(t.basis, b, r);
   double ramp[kMaxTableSize], ramp_db[kMaxTableSize], ramp_dr[kMaxTableSize];
   for (int i = 0; i < n; ++i) {
-    const double m = t.mu[i], m2 = m * m;
-    Moments rm = {0, 0, 0};
-    if (!(m > 0 && m < 1) || m2 <= z2_lo) {
-      // Not a knot, or a ramp that is zero over the lens.
-    } else if (m2 >= z2_hi) {
-      const double covered = b < r ? 2 * kPi * (1 - m) * (1 - m) * (2 + m) / 6 : 0.0;
-      rm = {m * area.value - linear.value + covered, m * area.d_db - linear.d_db,
-            m * area.d_dr - linear.d_dr};
-    } else {
-      rm = OuterRampMoments(g, m);
-      rm.value += 2 * geo.kappa1 * m2 * m / 6;  // the limb's share (0 inside)
-    }
+    const Moments rm = RampMomentsOf(lens, t.mu[i]);
     ramp[i] = rm.value;
     ramp_db[i] = rm.d_db;
     ramp_dr[i] = rm.d_dr;
   }
+  const Moments& area = lens.area;
+  const Moments& linear = lens.linear;
   const double inv_norm = 1 / t.norm;
   const double value = -ContractTable(t, area.value, linear.value, ramp, du) * inv_norm;
   if (du) {
@@ -367,6 +423,130 @@ JAXEXT_HD TableFlux TabulatedLightCurvePoint(const TableRow& t, double b, double
   const double d_db = ContractTable(t, area.d_db, linear.d_db, ramp_db, nullptr);
   const double d_dr = ContractTable(t, area.d_dr, linear.d_dr, ramp_dr, nullptr);
   return {value, -point.sign_b * d_db * inv_norm, -d_dr * inv_norm};
+}
+
+namespace detail {
+
+// A table read from its row where it lies (`row`: the grid then the
+// intensities, 2 K values of T), one grid point at a time: MakeTableRow's
+// quantities without its arrays. size, alpha, beta and norm as TableRow's.
+template <typename T>
+struct TableOfRow {
+  const T* row;
+  int k, size;
+  double alpha, beta, norm;
+
+  // NaN for a row of the wrong count (row null: ReadTable).
+  JAXEXT_HD double Mu(int i) const { return row ? static_cast<double>(row[i]) : NaN(); }
+  JAXEXT_HD double Intensity(int i) const {
+    return row ? static_cast<double>(row[k + i]) : NaN();
+  }
+  // Segment i's slope (i + 1 < size).
+  JAXEXT_HD double Slope(int i) const {
+    return (Intensity(i + 1) - Intensity(i)) / (Mu(i + 1) - Mu(i));
+  }
+  // gamma_i: the change of slope at a knot, 0 at mu = 0 or 1.
+  JAXEXT_HD double Gamma(int i) const {
+    const double mu = Mu(i);
+    if (!(mu > 0 && mu < 1)) return 0.0;
+    return (i + 1 < size ? Slope(i) : 0.0) - (i > 0 ? Slope(i - 1) : 0.0);
+  }
+  // The whole star's ramp integral pi m^3 / 3 at grid point i (0 off the knots).
+  JAXEXT_HD double StarRamp(int i) const {
+    const double m = Mu(i);
+    return m > 0 && m < 1 ? kPi * m * m * m / 3 : 0.0;
+  }
+};
+
+template <typename T>
+JAXEXT_HD TableOfRow<T> ReadTable(const T* row, int count) {
+  TableOfRow<T> t;
+  t.k = count / 2;
+  bool ok = count % 2 == 0 && t.k >= 2 && t.k <= kMaxTableSize;
+  t.row = ok ? row : nullptr;
+  t.size = ok ? t.k : 2;
+  const int n = t.size;
+  for (int i = 0; i < n; ++i) {
+    ok = ok && IsFinite(t.Mu(i)) && IsFinite(t.Intensity(i));
+    ok = ok && (i == 0 ? t.Mu(i) >= 0 : t.Mu(i) > t.Mu(i - 1));
+  }
+  ok = ok && t.Mu(n - 1) <= 1;
+  t.beta = t.Mu(n - 1) == 1 ? t.Slope(n - 2) : 0.0;
+  t.alpha = t.Intensity(n - 1) - t.beta;
+  double norm = t.alpha * kPi + t.beta * (2 * kPi / 3);
+  for (int i = 0; i < n; ++i) norm += t.Gamma(i) * t.StarRamp(i);
+  t.norm = ok && norm > 0 ? norm : NaN();
+  return t;
+}
+
+}  // namespace detail
+
+// TabulatedLightCurvePoint for a GPU thread: the table read from its row
+// (ReadTable) and the ramps summed a knot at a time, so that no array of
+// the table's size lives in the thread's local memory (MakeTableRow and
+// TabulatedLightCurvePoint keep five). The same operations in the same
+// order, but for the ramp rules' sums (SumRampNodes); du_at(j, dF/dI_j)
+// for j < the table's size where `with_du`, whose weights need the value
+// first: the ramps are computed a second time for them.
+template <typename T, typename DuAt>
+JAXEXT_HD TableFlux TabulatedPointOfRow(const T* row, int count, double b, double r,
+                                        bool with_du, const DuAt& du_at) {
+  using namespace detail;
+  const TableOfRow<T> t = ReadTable(row, count);
+  const int n = t.size;
+  const PointSetUp point = SetUpPoint(b, r);
+  b = point.b;
+  if (!(t.norm > 0) || point.overlap == Overlap::kInvalid) {
+    if (with_du) {
+      for (int j = 0; j < n; ++j) du_at(j, NaN());
+    }
+    return {NaN(), NaN(), NaN()};
+  }
+  if (point.overlap != Overlap::kPartial) {
+    if (with_du) {
+      for (int j = 0; j < n; ++j) du_at(j, 0.0);
+    }
+    return {point.overlap == Overlap::kHidden ? -1.0 : 0.0, 0.0, 0.0};
+  }
+  const Lens lens = MakeLens(MakeUniformAndLinear(), b, r);
+  const Moments& area = lens.area;
+  const Moments& linear = lens.linear;
+  Moments sum = {t.alpha * area.value + t.beta * linear.value,
+                 t.alpha * area.d_db + t.beta * linear.d_db,
+                 t.alpha * area.d_dr + t.beta * linear.d_dr};
+  for (int i = 0; i < n; ++i) {
+    const double gamma = t.Gamma(i);
+    const Moments rm = RampMomentsOf(lens, t.Mu(i));
+    sum.value += gamma * rm.value;
+    sum.d_db += gamma * rm.d_db;
+    sum.d_dr += gamma * rm.d_dr;
+  }
+  const double inv_norm = 1 / t.norm;
+  const double value = -sum.value * inv_norm;
+  if (with_du) {
+    // d[j] = (A at j = K - 1) + w_{j-1} - w_j, w_i = SegmentWeight of the
+    // point's ramps; the norm's derivative the same of the whole star's.
+    const bool at_one = t.Mu(n - 1) == 1;
+    double ramp = RampMomentsOf(lens, t.Mu(0)).value, star = t.StarRamp(0);
+    double w_before = 0, star_before = 0;
+    for (int j = 0; j < n; ++j) {
+      double w = 0, star_w = 0;
+      if (j + 1 < n) {
+        const double next = RampMomentsOf(lens, t.Mu(j + 1)).value, next_star = t.StarRamp(j + 1);
+        const bool last = j == n - 2 && at_one;
+        w = SegmentWeight(ramp, next, last, area.value, linear.value, t.Mu(j), t.Mu(j + 1));
+        star_w = SegmentWeight(star, next_star, last, kPi, 2 * kPi / 3, t.Mu(j), t.Mu(j + 1));
+        ramp = next;
+        star = next_star;
+      }
+      const double d = ((j == n - 1 ? area.value : 0.0) + w_before) - w;
+      const double d_norm = ((j == n - 1 ? kPi : 0.0) + star_before) - star_w;
+      du_at(j, -(d + value * d_norm) * inv_norm);
+      w_before = w;
+      star_before = star_w;
+    }
+  }
+  return {value, -point.sign_b * sum.d_db * inv_norm, -sum.d_dr * inv_norm};
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
