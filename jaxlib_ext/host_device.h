@@ -146,28 +146,31 @@ JAXEXT_HD bool IsMarkedLeft(T value, int mark = 0) {
 #endif
 }
 
-#if defined(__CUDACC__)
 namespace detail {
+// kMake's table as a host constant (one object for every call).
+template <auto kMake>
+inline constexpr auto kHostTable = kMake();
+#if defined(__CUDACC__)
 // kMake's table in the device's constant memory (one copy per kernel
 // source; in the host pass of nvcc never read).
 template <auto kMake>
 static __constant__ const auto kConstantTable = kMake();
-}  // namespace detail
 #endif
+}  // namespace detail
 
 // Element j of the table that the constexpr function kMake returns (a
 // table of math/nodes.h: a struct whose array is v), for a loop that
 // indexes it with a variable. On the device it is read from constant
 // memory, through the constant cache, which serves a warp's threads reading
 // the same element at once (a local constexpr table indexed so would be
-// copied into each thread's stack); on the host from the constexpr table.
+// copied into each thread's stack); on the host from one constant object
+// (a local one would be built at each call).
 template <auto kMake>
 JAXEXT_HD auto TableAt(int j) {
 #if defined(__CUDA_ARCH__)
   return detail::kConstantTable<kMake>.v[j];
 #else
-  constexpr auto table = kMake();
-  return table.v[j];
+  return detail::kHostTable<kMake>.v[j];
 #endif
 }
 
