@@ -211,7 +211,8 @@ void UniformDiskCalls(std::mt19937_64& rng) {
 // epoch's variation (the epoch k = round((t - t0) / P), halves to even,
 // clipped to [0, epochs - 1]: nearbyint here), every result, with and
 // without exposures, at times around five conjunctions (epochs -2 to 2,
-// clipped at both ends) and at the half-periods between them.
+// clipped at both ends) and at the half-periods between them; more times
+// than two of the loop's chunks of shifted times hold (kShiftChunk, 2048).
 template <typename T>
 void TimingVariations(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -220,12 +221,12 @@ void TimingVariations(std::mt19937_64& rng) {
   std::vector<double> v(epochs), with = p;
   for (double& x : v) x = 0.04 * unit(rng) - 0.02;
   with.insert(with.begin() + kParamCount, v.begin(), v.end());
-  HostBuffer t = MakeBuffer<T>({120}), exposure = MakeBuffer<T>({120});
+  HostBuffer t = MakeBuffer<T>({5000}), exposure = MakeBuffer<T>({5000});
   FillTimes<T>(p, t, exposure, true, rng);
   for (int i = 0; i < 8; ++i) {  // half-periods, where the epoch rounds to even
     t.data<T>()[i] = static_cast<T>(p[kT0] + (i - 4 + 0.5) * p[kPeriod]);
   }
-  HostBuffer shifted = MakeBuffer<T>({120});
+  HostBuffer shifted = MakeBuffer<T>({5000});
   for (size_t i = 0; i < t.count(); ++i) {
     const T ti = t.data<T>()[i];
     const T x = (ti - static_cast<T>(p[kT0])) / static_cast<T>(p[kPeriod]);

@@ -413,6 +413,21 @@ void ShiftTimes(T t0, T period, const T* variations, int epochs, const T* t,
   for (size_t i = 0; i < n; ++i) shifted[i] = ShiftedTime(t0, period, variations, epochs, t[i]);
 }
 
+// The outputs of elements from `first` on.
+template <typename T>
+Outputs<T> OutputsFrom(const Outputs<T>& out, size_t first) {
+  Outputs<T> from = out;
+  from.flux += first;
+  for (T*& d : from.d) d = d ? d + first : nullptr;
+  for (T*& du : from.du) du = du ? du + first : nullptr;
+  return from;
+}
+
+// With transit times, the times shifted a chunk at a time into a buffer
+// the chunks reuse: it stays in the cache, no page of it is new after the
+// first chunk, and the memory is the same for any n.
+constexpr size_t kShiftChunk = 2048;
+
 // The row is made ready once; its contacts once, at the first element with
 // an exposure. A polynomial law of at most two coefficients without the
 // planet's light takes LowOrderTimes for runs of times without an exposure
@@ -421,18 +436,12 @@ void ShiftTimes(T t0, T period, const T* variations, int epochs, const T* t,
 // (TransitElement).
 //
 // With transit times (epochs > 0), the times shifted by their epochs'
-// variations first (ShiftedTime), in a loop that vectorises, into a buffer
-// the rest reads as t.
+// variations first (ShiftedTime), kShiftChunk at a time in a loop that
+// vectorises, into a buffer the rest reads as t.
 template <typename T>
 size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law law,
                       bool light, int epochs, const T* t, const T* exposure,
                       const Outputs<T>& out, size_t n) {
-  std::unique_ptr<T[]> shifted;
-  if (epochs > 0) {
-    shifted.reset(new T[n]);
-    ShiftTimes(row[kT0], row[kPeriod], row + RowOffsetOfU(light), epochs, t, shifted.get(), n);
-    t = shifted.get();
-  }
   // A table's row is several kB: on the heap, not the pool thread's stack.
   const std::unique_ptr<Planet> planet(new Planet);
   MakePlanetFromRow(row, order, geometry, law, light, epochs, planet.get());
@@ -445,53 +454,67 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   Contacts contacts;
   OrbitBreaks breaks;
   bool found = false;
-  size_t evaluations = 0;
-  for (size_t i = 0; i < n;) {
-    if (!found && exposure[i] != 0) {
-      if (light) {
-        breaks = FindOrbitBreaks(*planet);
-      } else {
-        contacts = FindContacts(*planet);
-      }
-      found = true;
-    }
-    if (light && planet->valid && exposure[i] == 0) {
-      size_t stop = i;
-      while (stop < n && exposure[stop] == 0) ++stop;
-      if (out.d[0]) {
-        LightTimes<true>(*planet, low_order_law, t, exposure, out, i, stop);
-      } else {
-        LightTimes<false>(*planet, low_order_law, t, exposure, out, i, stop);
-      }
-      evaluations += stop - i;
-      i = stop;
-      continue;
-    }
-    if (low_order) {
-      // The run of times with (or without) an exposure from i.
-      const bool exposed = exposure[i] != 0;
-      size_t stop = i;
-      while (stop < n && (exposure[stop] != 0) == exposed) ++stop;
-      if (exposed) {
-        evaluations +=
-            out.d[0]
-                ? LowOrderExposures<true>(*planet, window, contacts, t, exposure, out, i, stop)
-                : LowOrderExposures<false>(*planet, window, contacts, t, exposure, out, i, stop);
-      } else {
-        if (out.d[0]) {
-          LowOrderTimes<true>(*planet, window, t, out, i, stop);
+  // The times t[0..m) (exposures and outputs from the same element).
+  const auto run = [&](const T* t, const T* exposure, const Outputs<T>& out, size_t m) {
+    size_t evaluations = 0;
+    for (size_t i = 0; i < m;) {
+      if (!found && exposure[i] != 0) {
+        if (light) {
+          breaks = FindOrbitBreaks(*planet);
         } else {
-          LowOrderTimes<false>(*planet, window, t, out, i, stop);
+          contacts = FindContacts(*planet);
+        }
+        found = true;
+      }
+      if (light && planet->valid && exposure[i] == 0) {
+        size_t stop = i;
+        while (stop < m && exposure[stop] == 0) ++stop;
+        if (out.d[0]) {
+          LightTimes<true>(*planet, low_order_law, t, exposure, out, i, stop);
+        } else {
+          LightTimes<false>(*planet, low_order_law, t, exposure, out, i, stop);
         }
         evaluations += stop - i;
+        i = stop;
+        continue;
       }
-      i = stop;
-      continue;
+      if (low_order) {
+        // The run of times with (or without) an exposure from i.
+        const bool exposed = exposure[i] != 0;
+        size_t stop = i;
+        while (stop < m && (exposure[stop] != 0) == exposed) ++stop;
+        if (exposed) {
+          evaluations +=
+              out.d[0]
+                  ? LowOrderExposures<true>(*planet, window, contacts, t, exposure, out, i, stop)
+                  : LowOrderExposures<false>(*planet, window, contacts, t, exposure, out, i,
+                                             stop);
+        } else {
+          if (out.d[0]) {
+            LowOrderTimes<true>(*planet, window, t, out, i, stop);
+          } else {
+            LowOrderTimes<false>(*planet, window, t, out, i, stop);
+          }
+          evaluations += stop - i;
+        }
+        i = stop;
+        continue;
+      }
+      evaluations += TransitElement(*planet, found && !light ? &contacts : nullptr,
+                                    found && light ? &breaks : nullptr, t[i], exposure,
+                                    static_cast<std::int64_t>(i), out);
+      ++i;
     }
-    evaluations += TransitElement(*planet, found && !light ? &contacts : nullptr,
-                                  found && light ? &breaks : nullptr, t[i], exposure,
-                                  static_cast<std::int64_t>(i), out);
-    ++i;
+    return evaluations;
+  };
+  if (epochs == 0) return run(t, exposure, out, n);
+  const std::unique_ptr<T[]> shifted(new T[n < kShiftChunk ? n : kShiftChunk]);
+  size_t evaluations = 0;
+  for (size_t first = 0; first < n; first += kShiftChunk) {
+    const size_t m = n - first < kShiftChunk ? n - first : kShiftChunk;
+    ShiftTimes(row[kT0], row[kPeriod], row + RowOffsetOfU(light), epochs, t + first,
+               shifted.get(), m);
+    evaluations += run(shifted.get(), exposure + first, OutputsFrom(out, first), m);
   }
   return evaluations;
 }
