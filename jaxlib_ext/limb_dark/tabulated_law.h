@@ -120,9 +120,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double RampField(double m, double z) {
 // in_b, in_r: Moments' value, d_db, d_dr). On a CPU into arrays, summed by
 // SumOfNodes, node_at inlined into the loop (JAXEXT_ALWAYS_INLINE on the
 // rules' lambdas: a call there keeps the loop from vectorising, and the
-// tabulated law took 2.4 times as long); on a GPU (JAXEXT_DEVICE_PATH) one node after another
-// straight into the sums, the loop rolled (node_at reads its tables with
-// TableAt): no arrays of kNodes values per thread in local memory.
+// tabulated law took 2.4 times as long); on a GPU (JAXEXT_DEVICE_PATH) one
+// node after another straight into the sums, the loop rolled (node_at
+// reads its tables with TableAt): no arrays of kNodes values per thread in
+// local memory.
 template <typename NodeAt>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE Moments SumRampNodes(const NodeAt& node_at) {
 #if JAXEXT_DEVICE_PATH
@@ -286,46 +287,81 @@ JAXEXT_HD double ContractTable(const TableRow& t, double area, double linear, co
   return sum;
 }
 
+// A table read from its row where it lies (`row`: the grid then the
+// intensities, 2 K values of T), one grid point at a time, without arrays:
+// size, alpha, beta and norm as TableRow's (MakeTableRow fills its arrays
+// from it; a GPU thread reads it as it goes, TabulatedPointOfRow).
+template <typename T>
+struct TableOfRow {
+  const T* row;
+  int k, size;
+  double alpha, beta, norm;
+
+  // NaN for a row of the wrong count (row null: ReadTable).
+  JAXEXT_HD double Mu(int i) const { return row ? static_cast<double>(row[i]) : NaN(); }
+  JAXEXT_HD double Intensity(int i) const {
+    return row ? static_cast<double>(row[k + i]) : NaN();
+  }
+  // Segment i's slope (i + 1 < size).
+  JAXEXT_HD double Slope(int i) const {
+    return (Intensity(i + 1) - Intensity(i)) / (Mu(i + 1) - Mu(i));
+  }
+  // gamma_i: the change of slope at a knot, 0 at mu = 0 or 1.
+  JAXEXT_HD double Gamma(int i) const {
+    const double mu = Mu(i);
+    if (!(mu > 0 && mu < 1)) return 0.0;
+    return (i + 1 < size ? Slope(i) : 0.0) - (i > 0 ? Slope(i - 1) : 0.0);
+  }
+  // The whole star's ramp integral pi m^3 / 3 at grid point i (0 off the knots).
+  JAXEXT_HD double StarRamp(int i) const {
+    const double m = Mu(i);
+    return m > 0 && m < 1 ? kPi * m * m * m / 3 : 0.0;
+  }
+};
+
+template <typename T>
+JAXEXT_HD TableOfRow<T> ReadTable(const T* row, int count) {
+  TableOfRow<T> t;
+  t.k = count / 2;
+  bool ok = count % 2 == 0 && t.k >= 2 && t.k <= kMaxTableSize;
+  t.row = ok ? row : nullptr;
+  t.size = ok ? t.k : 2;
+  const int n = t.size;
+  for (int i = 0; i < n; ++i) {
+    ok = ok && IsFinite(t.Mu(i)) && IsFinite(t.Intensity(i));
+    ok = ok && (i == 0 ? t.Mu(i) >= 0 : t.Mu(i) > t.Mu(i - 1));
+  }
+  ok = ok && t.Mu(n - 1) <= 1;
+  t.beta = t.Mu(n - 1) == 1 ? t.Slope(n - 2) : 0.0;
+  t.alpha = t.Intensity(n - 1) - t.beta;
+  double norm = t.alpha * kPi + t.beta * (2 * kPi / 3);
+  for (int i = 0; i < n; ++i) norm += t.Gamma(i) * t.StarRamp(i);
+  t.norm = ok && norm > 0 ? norm : NaN();
+  return t;
+}
+
 }  // namespace detail
 
-// u: the grid mu[0..K) then the intensities I[0..K), count = 2 K.
+// u: the grid mu[0..K) then the intensities I[0..K), count = 2 K: ReadTable's
+// quantities in arrays, with the norm's derivatives in the intensities.
 JAXEXT_HD TableRow MakeTableRow(const double* u, int count) {
   using namespace detail;
+  const TableOfRow<double> read = ReadTable(u, count);
   TableRow t;
-  const int k = count / 2;
-  bool ok = count % 2 == 0 && k >= 2 && k <= kMaxTableSize;
-  t.size = ok ? k : 2;
+  t.size = read.size;
+  double ramp[kMaxTableSize];  // the whole star's, R_i = pi m_i^3 / 3
   for (int i = 0; i < t.size; ++i) {
-    t.mu[i] = ok ? u[i] : NaN();
-    t.intensity[i] = ok ? u[k + i] : NaN();
+    t.mu[i] = read.Mu(i);
+    t.intensity[i] = read.Intensity(i);
+    t.gamma[i] = read.Gamma(i);
+    ramp[i] = read.StarRamp(i);
   }
-  for (int i = 0; i < t.size; ++i) {
-    ok = ok && IsFinite(t.mu[i]) && IsFinite(t.intensity[i]);
-    ok = ok && (i == 0 ? t.mu[i] >= 0 : t.mu[i] > t.mu[i - 1]);
-  }
-  ok = ok && t.mu[t.size - 1] <= 1;
-  // The segments' slopes s_i, then the knots' changes of slope.
-  const int n = t.size;
-  double slope[kMaxTableSize];
-  for (int i = 0; i + 1 < n; ++i) {
-    slope[i] = (t.intensity[i + 1] - t.intensity[i]) / (t.mu[i + 1] - t.mu[i]);
-  }
-  for (int i = 0; i < n; ++i) {
-    const bool knot = t.mu[i] > 0 && t.mu[i] < 1;
-    const double above = i + 1 < n ? slope[i] : 0.0, below = i > 0 ? slope[i - 1] : 0.0;
-    t.gamma[i] = knot ? above - below : 0.0;
-  }
-  t.beta = t.mu[n - 1] == 1 ? slope[n - 2] : 0.0;
-  t.alpha = t.intensity[n - 1] - t.beta;
+  t.alpha = read.alpha;
+  t.beta = read.beta;
+  t.norm = read.norm;
   t.basis = MakeUniformAndLinear();
-  // The whole star: A = pi, J = 2 pi / 3, R_i = pi m_i^3 / 3.
-  double ramp[kMaxTableSize];
-  for (int i = 0; i < n; ++i) {
-    const double m = t.mu[i];
-    ramp[i] = m > 0 && m < 1 ? kPi * m * m * m / 3 : 0.0;
-  }
-  const double norm = ContractTable(t, kPi, 2 * kPi / 3, ramp, t.d_norm);
-  t.norm = ok && norm > 0 ? norm : NaN();
+  // The whole star: A = pi, J = 2 pi / 3.
+  ContractTable(t, kPi, 2 * kPi / 3, ramp, t.d_norm);
   return t;
 }
 
@@ -426,62 +462,6 @@ JAXEXT_HD TableFlux TabulatedLightCurvePoint(const TableRow& t, double b, double
   const double d_dr = ContractTable(t, area.d_dr, linear.d_dr, ramp_dr, nullptr);
   return {value, -point.sign_b * d_db * inv_norm, -d_dr * inv_norm};
 }
-
-namespace detail {
-
-// A table read from its row where it lies (`row`: the grid then the
-// intensities, 2 K values of T), one grid point at a time: MakeTableRow's
-// quantities without its arrays. size, alpha, beta and norm as TableRow's.
-template <typename T>
-struct TableOfRow {
-  const T* row;
-  int k, size;
-  double alpha, beta, norm;
-
-  // NaN for a row of the wrong count (row null: ReadTable).
-  JAXEXT_HD double Mu(int i) const { return row ? static_cast<double>(row[i]) : NaN(); }
-  JAXEXT_HD double Intensity(int i) const {
-    return row ? static_cast<double>(row[k + i]) : NaN();
-  }
-  // Segment i's slope (i + 1 < size).
-  JAXEXT_HD double Slope(int i) const {
-    return (Intensity(i + 1) - Intensity(i)) / (Mu(i + 1) - Mu(i));
-  }
-  // gamma_i: the change of slope at a knot, 0 at mu = 0 or 1.
-  JAXEXT_HD double Gamma(int i) const {
-    const double mu = Mu(i);
-    if (!(mu > 0 && mu < 1)) return 0.0;
-    return (i + 1 < size ? Slope(i) : 0.0) - (i > 0 ? Slope(i - 1) : 0.0);
-  }
-  // The whole star's ramp integral pi m^3 / 3 at grid point i (0 off the knots).
-  JAXEXT_HD double StarRamp(int i) const {
-    const double m = Mu(i);
-    return m > 0 && m < 1 ? kPi * m * m * m / 3 : 0.0;
-  }
-};
-
-template <typename T>
-JAXEXT_HD TableOfRow<T> ReadTable(const T* row, int count) {
-  TableOfRow<T> t;
-  t.k = count / 2;
-  bool ok = count % 2 == 0 && t.k >= 2 && t.k <= kMaxTableSize;
-  t.row = ok ? row : nullptr;
-  t.size = ok ? t.k : 2;
-  const int n = t.size;
-  for (int i = 0; i < n; ++i) {
-    ok = ok && IsFinite(t.Mu(i)) && IsFinite(t.Intensity(i));
-    ok = ok && (i == 0 ? t.Mu(i) >= 0 : t.Mu(i) > t.Mu(i - 1));
-  }
-  ok = ok && t.Mu(n - 1) <= 1;
-  t.beta = t.Mu(n - 1) == 1 ? t.Slope(n - 2) : 0.0;
-  t.alpha = t.Intensity(n - 1) - t.beta;
-  double norm = t.alpha * kPi + t.beta * (2 * kPi / 3);
-  for (int i = 0; i < n; ++i) norm += t.Gamma(i) * t.StarRamp(i);
-  t.norm = ok && norm > 0 ? norm : NaN();
-  return t;
-}
-
-}  // namespace detail
 
 // TabulatedLightCurvePoint for a GPU thread: the table read from its row
 // (ReadTable) and the ramps summed a knot at a time, so that no array of
