@@ -151,10 +151,20 @@ namespace detail {
 template <auto kMake>
 inline constexpr auto kHostTable = kMake();
 #if defined(__CUDACC__)
-// kMake's table in the device's constant memory (one copy per kernel
-// source; in the host pass of nvcc never read).
+// kMake's table in the device's constant memory, one copy per kernel source
+// (in the host pass of nvcc never read), in a namespace of the source's own
+// name (JAXEXT_KERNEL_SOURCE, which a .cu file defines before its
+// includes): the CUDA runtime refuses two constant variables of one name in
+// separate sources. Neither static nor const: nvcc names a device variable
+// of internal linkage after its temporary files (_INTERNAL_<hash>), which
+// made the build's objects differ from one sandbox to another.
+#ifndef JAXEXT_KERNEL_SOURCE
+#define JAXEXT_KERNEL_SOURCE kernel_source
+#endif
+namespace JAXEXT_KERNEL_SOURCE {
 template <auto kMake>
-static __constant__ const auto kConstantTable = kMake();
+__constant__ auto kConstantTable = kMake();
+}  // namespace JAXEXT_KERNEL_SOURCE
 #endif
 }  // namespace detail
 
@@ -168,7 +178,7 @@ static __constant__ const auto kConstantTable = kMake();
 template <auto kMake>
 JAXEXT_HD auto TableAt(int j) {
 #if defined(__CUDA_ARCH__)
-  return detail::kConstantTable<kMake>.v[j];
+  return detail::JAXEXT_KERNEL_SOURCE::kConstantTable<kMake>.v[j];
 #else
   return detail::kHostTable<kMake>.v[j];
 #endif

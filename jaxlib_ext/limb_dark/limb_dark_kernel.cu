@@ -1,3 +1,6 @@
+// Names this source's constant tables (host_device.h's TableAt).
+#define JAXEXT_KERNEL_SOURCE limb_dark_kernel
+
 #include "jaxlib_ext/limb_dark/limb_dark_kernel.h"
 
 #include <utility>

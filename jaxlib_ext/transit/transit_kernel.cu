@@ -1,3 +1,6 @@
+// Names this source's constant tables (host_device.h's TableAt).
+#define JAXEXT_KERNEL_SOURCE transit_kernel
+
 #include "jaxlib_ext/transit/transit_kernel.h"
 
 #include "jaxlib_ext/cuda/grid_stride.h"
