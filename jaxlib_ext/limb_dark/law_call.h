@@ -4,6 +4,7 @@
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_CALL_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_CALL_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "jaxlib_ext/limb_dark/laws.h"
@@ -23,6 +24,15 @@ struct LawOutputs {
   T* flux;
   T* d[kFirst];
   T* du[kMaxDerivativesInU];
+
+  // The same results from element `first` on (null stays null).
+  LawOutputs From(std::size_t first) const {
+    LawOutputs from = *this;
+    from.flux += first;
+    for (T*& column : from.d) column = column ? column + first : nullptr;
+    for (T*& column : from.du) column = column ? column + first : nullptr;
+    return from;
+  }
 };
 
 // Its arguments: rows of the op's own values then `order` coefficients of

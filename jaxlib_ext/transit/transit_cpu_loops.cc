@@ -413,16 +413,6 @@ void ShiftTimes(T t0, T period, const T* variations, int epochs, const T* t,
   for (size_t i = 0; i < n; ++i) shifted[i] = ShiftedTime(t0, period, variations, epochs, t[i]);
 }
 
-// The outputs of elements from `first` on.
-template <typename T>
-Outputs<T> OutputsFrom(const Outputs<T>& out, size_t first) {
-  Outputs<T> from = out;
-  from.flux += first;
-  for (T*& d : from.d) d = d ? d + first : nullptr;
-  for (T*& du : from.du) du = du ? du + first : nullptr;
-  return from;
-}
-
 // With transit times, the times shifted a chunk at a time into a buffer
 // the chunks reuse: it stays in the cache, no page of it is new after the
 // first chunk, and the memory is the same for any n.
@@ -514,7 +504,7 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
     const size_t m = n - first < kShiftChunk ? n - first : kShiftChunk;
     ShiftTimes(row[kT0], row[kPeriod], row + RowOffsetOfU(light), epochs, t + first,
                shifted.get(), m);
-    evaluations += run(shifted.get(), exposure + first, OutputsFrom(out, first), m);
+    evaluations += run(shifted.get(), exposure + first, out.From(first), m);
   }
   return evaluations;
 }
