@@ -168,25 +168,19 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE T MarkleyStarter(T m, T e, T ome) {
   return StarterDiv<kFast>(Fma(T(2) * r, w, m * den0), d * den0);
 }
 
-JAXEXT_HD JAXEXT_ALWAYS_INLINE void Core(double m, double e, double* sE, double* cE, double* omcE) {
+// sin, cos and 1 - cos of an angle 0 <= E0 <= pi by reduction to |x| <= pi/4
+// (by the quarter turns nq = 0, 1, 2), with x - sin x (no cancellation) and
+// whether E0 > pi/4 (z1), which the residual's forms need.
+struct AngleSinCos {
+  double s, c, omc, xms;
+  bool z1;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE AngleSinCos SinCosOfAngle(double E0) {
   constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
   constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
   constexpr double kPio4 = 0.78539816339744830962;
   constexpr double k3Pio4 = 2.35619449019234492885;
-
-  const double ome = 1.0 - e;  // exact for e >= 0.5
-
-  // --- Markley (1995) starter ---
-#if JAXEXT_DEVICE_PATH
-  // In float (see MarkleyStarter); ome rounded from its double value, so
-  // that 1 - e keeps its relative accuracy as e -> 1.
-  const double E0 = static_cast<double>(MarkleyStarter<true>(
-      static_cast<float>(m), static_cast<float>(e), static_cast<float>(ome)));
-#else
-  const double E0 = MarkleyStarter<false>(m, e, ome);
-#endif
-
-  // --- sin / cos of E0 by octant-free reduction to |x| <= pi/4 ---
   const bool z1 = E0 > kPio4;
   const bool z2 = E0 > k3Pio4;
   const double nq = Select(z2, 2.0, Select(z1, 1.0, 0.0));
@@ -213,10 +207,36 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void Core(double m, double e, double* sE, double*
   C = Fma(C, x2, -0.5);
   const double omcx = -x2 * C;  // 1 - cos x
   const double cx = 1.0 - omcx;
+  AngleSinCos k;
+  k.s = Select(z2, -sx, Select(z1, cx, sx));
+  k.c = Select(z2, -cx, Select(z1, -sx, cx));
+  k.omc = Select(z1, 1.0 - k.c, omcx);
+  k.xms = xms;
+  k.z1 = z1;
+  return k;
+}
 
-  const double s0 = Select(z2, -sx, Select(z1, cx, sx));
-  const double c0 = Select(z2, -cx, Select(z1, -sx, cx));
-  const double omc0 = Select(z1, 1.0 - c0, omcx);
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void Core(double m, double e, double* sE, double* cE, double* omcE) {
+  const double ome = 1.0 - e;  // exact for e >= 0.5
+
+  // --- Markley (1995) starter ---
+#if JAXEXT_DEVICE_PATH
+  // In float (see MarkleyStarter); ome rounded from its double value, so
+  // that 1 - e keeps its relative accuracy as e -> 1.
+  const double starter = static_cast<double>(MarkleyStarter<true>(
+      static_cast<float>(m), static_cast<float>(e), static_cast<float>(ome)));
+#else
+  const double starter = MarkleyStarter<false>(m, e, ome);
+#endif
+  // A circle's E is m itself: taken exactly, the residual below is 0 and so
+  // is the correction, and the solve gives SinCosOfAngle(m) to the bit (what
+  // SolveCircular computes alone).
+  const double E0 = Select(e == 0.0, m, starter);
+
+  // --- sin / cos of E0 by octant-free reduction to |x| <= pi/4 ---
+  const AngleSinCos k = SinCosOfAngle(E0);
+  const bool z1 = k.z1;
+  const double xms = k.xms, s0 = k.s, c0 = k.c, omc0 = k.omc;
 
   // --- residual and derivatives, cancellation-free ---
   const double f_small = Fma(ome, E0, -m) + e * xms;  // E0 <= pi/4
@@ -343,6 +363,20 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE Eccentric<T> SolveElement(T mean_anomaly, T ecc) 
   x.bad = detail::Prepare(mean_anomaly, ecc, &m, &x.e, &neg);
   detail::Core(m, x.e, &x.s, &x.c, &x.omc);
   x.s = detail::Select(neg, -x.s, x.s);
+  return x;
+}
+
+// SolveElement for a circular orbit (e = 0, where E = M) and a finite M:
+// the same values to the bit, without the starter and the correction.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Eccentric<double> SolveCircular(double mean_anomaly) {
+  Eccentric<double> x;
+  double m;
+  bool neg;
+  x.bad = detail::Prepare(mean_anomaly, 0.0, &m, &x.e, &neg);
+  const detail::AngleSinCos k = detail::SinCosOfAngle(m);
+  x.s = detail::Select(neg, -k.s, k.s);
+  x.c = k.c;
+  x.omc = k.omc;
   return x;
 }
 

@@ -23,12 +23,8 @@ template <typename T, bool kTrueAnomaly>
 void SolveLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
                  T* __restrict out_sin, T* __restrict out_cos, size_t n) {
   // Clang vectorises this loop with one vector of elements in flight, GCC
-  // with several; four in flight hide the latency of the solver's dependent
-  // divides and FMAs (timings: docs/accuracy_and_speed.md, "The compiler").
-  // GCC ignores the pragma.
-#if defined(__clang__)
-#pragma clang loop interleave_count(4)
-#endif
+  // with several: four in flight (JAXEXT_SOLVES_IN_FLIGHT).
+  JAXEXT_SOLVES_IN_FLIGHT
   for (size_t i = 0; i < n; ++i) {
     if (kTrueAnomaly) {
       SolveTrue(mean_anomaly[i], ecc[i], &out_sin[i], &out_cos[i]);
@@ -53,9 +49,7 @@ void JvpLoopOf(const T* __restrict mean_anomaly, const T* __restrict ecc,
                const T* __restrict d_mean_anomaly, const T* __restrict d_ecc,
                T* __restrict out_sin, T* __restrict out_cos, T* __restrict out_d_sin,
                T* __restrict out_d_cos, size_t n) {
-#if defined(__clang__)
-#pragma clang loop interleave_count(4)
-#endif
+  JAXEXT_SOLVES_IN_FLIGHT
   for (size_t i = 0; i < n; ++i) {
     if (kTrueAnomaly) {
       SolveTrueJvp(mean_anomaly[i], ecc[i], d_mean_anomaly[i], d_ecc[i], &out_sin[i],

@@ -196,10 +196,14 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SkyGradient(const Orbit& o, double dt, doubl
   }
 }
 
-// The eccentric anomaly at dt (kepler_solve's).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::Eccentric<double> EccentricAt(
-    const Orbit& o, double dt) {
-  return kepler_solve::SolveElement(o.mean_at_t0 + o.mean_motion * dt, o.e);
+// The eccentric anomaly at dt (kepler_solve's). kCircular: for an orbit of
+// e = 0, E = M without a solve (SolveCircular: the same values for a
+// finite dt).
+template <bool kCircular = false>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE kepler_solve::Eccentric<double> EccentricAt(const Orbit& o,
+                                                                          double dt) {
+  const double mean = o.mean_at_t0 + o.mean_motion * dt;
+  return kCircular ? kepler_solve::SolveCircular(mean) : kepler_solve::SolveElement(mean, o.e);
 }
 
 // The sky position at dt from its eccentric anomaly, solved (SkyAtFixed) or

@@ -64,15 +64,23 @@ JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, lim
 // The rounding adds and takes away 1.5 2^(p - 1) (p: T's digits), exact
 // below 2^(p - 2) in magnitude: x is clamped to [-1, epochs] first, which
 // leaves the clipped epoch as it was (NaN goes to -1: epoch 0).
-// t0 and period: the row's (row[kT0], row[kPeriod]).
+// t0 and period: the row's (row[kT0], row[kPeriod]). EpochOf gives k.
+// For a period > 0 every step is monotone, so k never decreases as t
+// grows (the CPU loop's ShiftTimes shifts sorted times a run of one epoch
+// at a time).
 template <typename T>
-JAXEXT_HD T ShiftedTime(T t0, T period, const T* variations, int epochs, T t) {
+JAXEXT_HD int EpochOf(T t0, T period, int epochs, T t) {
   constexpr T kRound = sizeof(T) == 8 ? T(6755399441055744.0) : T(12582912.0f);
   T x = (t - t0) / period;
   x = x > T(-1) ? (x < T(epochs) ? x : T(epochs)) : T(-1);
   T k = (x + kRound) - kRound;
   k = k < T(0) ? T(0) : k > T(epochs - 1) ? T(epochs - 1) : k;
-  return t - variations[static_cast<int>(k)];
+  return static_cast<int>(k);
+}
+
+template <typename T>
+JAXEXT_HD T ShiftedTime(T t0, T period, const T* variations, int epochs, T t) {
+  return t - variations[EpochOf(t0, period, epochs, t)];
 }
 
 // Element i: F - 1 at `time` (t[i], or ShiftedTime's) averaged over the

@@ -7,7 +7,8 @@
 //     separation computed here in long double; every derivative equals
 //     central differences of F; several rows equal one call per row; the
 //     value alone equals the value with derivatives; nothing depends on
-//     the pool (bitwise);
+//     the pool (bitwise); with the planet's light, the loop's blocks equal
+//     LightFluxAt a time at a time, to rounding;
 //   - adversarial values (NaN and inf in t, T < 0, e >= 1, a <= 0, an
 //     impact parameter beyond the orbit, r < 0): NaN exactly there;
 //   - malformed calls (shapes, dtypes, the row's width, the law's
@@ -213,8 +214,10 @@ void UniformDiskCalls(std::mt19937_64& rng) {
 // without exposures, at times around five conjunctions (epochs -2 to 2,
 // clipped at both ends) and at the half-periods between them; more times
 // than two of the loop's chunks of shifted times hold (kShiftChunk, 2048).
+// In random order (shifted a time at a time) and `ascending`, with -inf
+// first and +inf last (shifted a run of one epoch at a time: ShiftTimes).
 template <typename T>
-void TimingVariations(std::mt19937_64& rng) {
+void TimingVariations(std::mt19937_64& rng, bool ascending) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const std::vector<double> p = {3.0, 0.25, 8.0, 0.3, 0.1, 0.2, 1.0, 0.4, 0.26};
   const int epochs = 3;
@@ -225,6 +228,12 @@ void TimingVariations(std::mt19937_64& rng) {
   FillTimes<T>(p, t, exposure, true, rng);
   for (int i = 0; i < 8; ++i) {  // half-periods, where the epoch rounds to even
     t.data<T>()[i] = static_cast<T>(p[kT0] + (i - 4 + 0.5) * p[kPeriod]);
+  }
+  if (ascending) {
+    T* first = t.data<T>();
+    std::sort(first, first + t.count());
+    first[0] = -std::numeric_limits<T>::infinity();
+    first[t.count() - 1] = std::numeric_limits<T>::infinity();
   }
   HostBuffer shifted = MakeBuffer<T>({5000});
   for (size_t i = 0; i < t.count(); ++i) {
@@ -238,7 +247,8 @@ void TimingVariations(std::mt19937_64& rng) {
   Outputs got = Run<T>(rows, t, exposure, 0, 2, true, true, PoolMode::kNone, &a, epochs);
   Outputs want = Run<T>(plain, shifted, exposure, 0, 2, true, true, PoolMode::kNone, &b);
   g_checks.Expect(a.ok && b.ok && Same(got, want, 1 + kParamCount + 1 + 2),
-                  std::string(TypeName<T>()) + ": transit times equal the shifted times (bitwise)",
+                  std::string(TypeName<T>()) + (ascending ? ", ascending" : ", in random order") +
+                      ": transit times equal the shifted times (bitwise)",
                   a.message + b.message);
 }
 
@@ -410,6 +420,73 @@ void MalformedCalls() {
   reject(std::move(stage), "the prepare stage", "Wrong execution stage", all);
 }
 
+// With the planet's light, the times without an exposure run in blocks
+// (transit_cpu_loops.cc's LightTimes: the eccentric anomaly four vectors at
+// a time, a circular orbit's without a solve, the overlap found from b^2);
+// LightFluxAt (planet_flux.h) computes a time at a time what the blocks
+// must give to rounding. Over two orbits (the transit, the eclipse and the
+// phase curve between, denser next to the contacts), NaN and inf times
+// among them, a circular and an eccentric orbit: the value, every
+// derivative and dF/du.
+void LightBlocks(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (double ecc : {0.0, 0.4}) {
+    // P, t0, a, b0, r, e, omega, the LightParams, a quadratic law.
+    const std::vector<double> p = {3.0, 0.25, 8.0,  0.3,  0.1,  ecc,  0.7,
+                                   1e-3, 1e-4, 0.3, 2e-5, 3e-5, 0.4, 0.26};
+    Planet planet;
+    MakePlanet(p.data(), Geometry::kImpactParameter, limb_dark::Law::kPolynomial,
+               p.data() + kParamCount + kLightParamCount, 2, true, &planet);
+    const size_t n = 4000;
+    HostBuffer params = RowsBuffer<double>({p}, {});
+    HostBuffer t = MakeBuffer<double>({static_cast<int64_t>(n)});
+    HostBuffer exposure = MakeBuffer<double>({static_cast<int64_t>(n)});
+    for (size_t i = 0; i < n; ++i) {
+      // Half the times anywhere in two orbits, half within 0.1 (a tenth
+      // of a day) of a conjunction.
+      const double conjunction = p[kT0] + 0.5 * std::floor(4 * unit(rng)) * p[kPeriod];
+      t.data<double>()[i] = i % 2 ? p[kT0] + 2 * p[kPeriod] * (unit(rng) - 0.25)
+                                  : conjunction + 0.2 * (unit(rng) - 0.5);
+    }
+    t.data<double>()[17] = std::numeric_limits<double>::quiet_NaN();
+    t.data<double>()[1000] = HUGE_VAL;
+    Outputs out;
+    const size_t count = 1 + kParamCount + 1 + kLightParamCount + 2;
+    for (size_t k = 0; k < count; ++k) out.all.push_back(MakeBuffer<double>(t.dims(), 7.0));
+    Call call;
+    call.Arg(params).Arg(t).Arg(exposure);
+    for (HostBuffer& x : out.all) call.Ret(x);
+    call.I32Attr("epochs", 0).I32Attr("geometry", 0).I32Attr("law", 0).I32Attr("light", 1);
+    const Outcome outcome = call.Run(TransitCpu, PoolMode::kNone);
+    double worst = 0;
+    size_t mismatched = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double want[1 + kParamCount + 1 + kLightParamCount + 2];
+      want[0] = LightFluxAt(planet, t.data<double>()[i] - p[kT0], want + 1,
+                            want + 1 + kParamCount + 1, want + count - 2);
+      want[1 + kParamCount] = want[0] == want[0] ? 0.0 : want[0];  // dF/dT at T = 0
+      for (size_t k = 0; k < count; ++k) {
+        const double got = out.all[k].data<double>()[i];
+        // The transit's F - 1 comes from the light curve's low-order path
+        // in the blocks (limb_dark.h), its closed form here: each within a
+        // few 1e-16 of the exact value; its derivatives, of their own size,
+        // within ~1e-13 of it, less next to the contacts (4.5e-13 seen
+        // there; dF/dP grows with the orbits from t0).
+        const double error = std::fabs(got - want[k]);
+        const double allowed = k == 0 ? 8e-16 : 2e-12 * std::max(1.0, std::fabs(want[k]));
+        if (want[k] == want[k] ? !(error <= allowed) : got == got) ++mismatched;
+        if (want[k] == want[k] && error / allowed > worst) worst = error / allowed;
+      }
+    }
+    g_checks.Expect(outcome.ok && mismatched == 0,
+                    std::string("the planet's light in blocks, e = ") + std::to_string(ecc) +
+                        ": LightFluxAt's values and derivatives, NaN where it gives NaN",
+                    outcome.message + " " + std::to_string(mismatched) +
+                        " results outside the bound; worst " + std::to_string(worst) +
+                        " of it");
+  }
+}
+
 int Main() {
   std::mt19937_64 rng(20261127);
   const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {2, 0}, {5}, {3, 7}, {3000}};
@@ -430,9 +507,12 @@ int Main() {
        }},
       {"the uniform disk", [&] { UniformDiskCalls(rng); }},
       {"transit times", [&] {
-         TimingVariations<double>(rng);
-         TimingVariations<float>(rng);
+         for (bool ascending : {false, true}) {
+           TimingVariations<double>(rng, ascending);
+           TimingVariations<float>(rng, ascending);
+         }
        }},
+      {"the planet's light in blocks", [&] { LightBlocks(rng); }},
       {"grouped calls", [&] {
          GroupedCalls<double>(rng);
          GroupedCalls<float>(rng);

@@ -18,6 +18,46 @@
 namespace jaxext::transit::JAXEXT_ISA_NAMESPACE {
 namespace {
 
+// The least x with sqrt(x) >= y, for a finite y > 0: sqrt is correctly
+// rounded and monotone, so sqrt(x) >= y exactly where x >= it (without a
+// square root per element).
+inline double SquareThreshold(double y) {
+  double x = y * y;
+  while (std::sqrt(x) >= y) x = std::nextafter(x, 0.0);
+  while (!(std::sqrt(x) >= y)) x = std::nextafter(x, HUGE_VAL);
+  return x;
+}
+
+// The end of the run of elements from i to m whose exposure is (`exposed`)
+// or is not 0 (NaN counts as an exposure), checked 64 at a time in a loop
+// that vectorises.
+template <typename T>
+size_t RunEnd(const T* exposure, size_t i, size_t m, bool exposed) {
+  constexpr size_t kStride = 64;
+  for (; i + kStride <= m; i += kStride) {
+    bool other = false;
+    for (size_t j = 0; j < kStride; ++j) other |= (exposure[i + j] != 0) != exposed;
+    if (other) break;
+  }
+  while (i < m && (exposure[i] != 0) == exposed) ++i;
+  return i;
+}
+
+// The eccentric anomaly at dt[0..m) (EccentricAt; kCircular for an orbit of
+// e = 0), with Kepler's equation solved four vectors at a time.
+template <bool kCircular>
+void SolveTimes(const Orbit& orbit, const double* __restrict dt, double* __restrict sin_e,
+                double* __restrict cos_e, double* __restrict omc, size_t m) {
+  const Orbit o = orbit;  // copied: the stores cannot alias it
+  JAXEXT_SOLVES_IN_FLIGHT
+  for (size_t i = 0; i < m; ++i) {
+    const kepler_solve::Eccentric<double> x = EccentricAt<kCircular>(o, dt[i]);
+    sin_e[i] = x.s;
+    cos_e[i] = x.c;
+    omc[i] = x.omc;
+  }
+}
+
 // F - 1 of a planet whose law is polynomial of at most two coefficients at
 // up to kSize times (relative to t0): the times its transit window keeps
 // (transit_window.h; F - 1 is 0 elsewhere) gathered, their separations in
@@ -72,9 +112,15 @@ struct LowOrderBlock {
     }
     for (size_t c = kept; c < Padded(kept); ++c) dt_near[c] = dt_near[0];
     bool shown[kRoom];
-    double b_near[kRoom], sin_e[kRoom], cos_e[kRoom], den[kRoom];
+    double b_near[kRoom], sin_e[kRoom], cos_e[kRoom], omc[kRoom], den[kRoom];
+    if (orbit.e == 0) {
+      SolveTimes<true>(orbit, dt_near, sin_e, cos_e, omc, Padded(kept));
+    } else {
+      SolveTimes<false>(orbit, dt_near, sin_e, cos_e, omc, Padded(kept));
+    }
     for (size_t c = 0; c < Padded(kept); ++c) {
-      const Sky s = SkyAtFixed<false>(orbit, dt_near[c]);
+      const Sky s =
+          SkyOfEccentric<false>(orbit, dt_near[c], {sin_e[c], cos_e[c], omc[c], orbit.e, false});
       b_near[c] = std::sqrt(s.b2);
       shown[c] = s.front && dt_near[c] - dt_near[c] == 0;
       if (kDerivatives) {
@@ -282,7 +328,8 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
 }
 
 // Times without an exposure with the planet's light (any law), a block at a
-// time: every time's position in the orbit (SkyAtFixed) and, where the
+// time: every time's eccentric anomaly (SolveTimes; a circular orbit's
+// without a solve), its position in the orbit (SkyOfEccentric) and, where the
 // disks do not overlap, F - 1 of the phase curve and the star's modulation
 // (CombineLight of LightTermsAt with no overlap) with its derivatives, in
 // loops over the times that clang vectorises; then the times where the
@@ -299,14 +346,19 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
   // needs.
   const Orbit orbit = planet.orbit;
   const Glow glow = planet.glow;
-  const double reach = 1 + planet.r;
+  // The disks overlap where b < 1 + r: where b^2 < reach2.
+  const double reach2 = SquareThreshold(1 + planet.r);
+  // Where they do not, b enters no result (CombineLight's b-derivatives
+  // vanish with the overlap's): any b > 0 gives the same.
+  constexpr double kNoB = 1.0;
   const int n_du = kDerivatives && out.du[0] ? planet.curve.n_du : 0;
   const TransitWindow every = {true, 0.0, 0.0, orbit.period};
   const Overlap none = {{0.0, 0.0, 0.0}, 1.0, 0.0, 0.0};
   // Tens of kB: on the heap, not the pool thread's stack.
   struct Scratch {
     double dt[kBlock], value[kBlock], grad[kGrads][kBlock];
-    double sin_e[kBlock], cos_e[kBlock], den[kBlock], xw[kBlock], yw[kBlock], b[kBlock];
+    double sin_e[kBlock], cos_e[kBlock], omc[kBlock], den[kBlock], xw[kBlock], yw[kBlock];
+    double b2[kBlock];
     bool front[kBlock], overlap[kBlock];
     double dt_in[kBlock];
     size_t in[kBlock];
@@ -317,18 +369,22 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) k.dt[i] = static_cast<double>(t[start + i]) - orbit.t0;
+    if (orbit.e == 0) {
+      SolveTimes<true>(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
+    } else {
+      SolveTimes<false>(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
+    }
     for (size_t i = 0; i < m; ++i) {
-      const Sky s = SkyAtFixed<false>(orbit, k.dt[i]);
-      k.b[i] = std::sqrt(s.b2);
+      const Sky s = SkyOfEccentric<false>(orbit, k.dt[i],
+                                          {k.sin_e[i], k.cos_e[i], k.omc[i], orbit.e, false});
+      k.b2[i] = s.b2;
       k.front[i] = s.front;
-      k.overlap[i] = !(k.b[i] >= reach) || !(k.dt[i] - k.dt[i] == 0);
-      k.sin_e[i] = s.sin_e;
-      k.cos_e[i] = s.cos_e;
+      k.overlap[i] = !(s.b2 >= reach2) || !(k.dt[i] - k.dt[i] == 0);
       k.den[i] = s.den;
       k.xw[i] = s.xw;
       k.yw[i] = s.yw;
       const LightTerms terms = LightTermsAt(orbit, glow, s.xw, s.yw, s.den, nullptr, nullptr);
-      k.value[i] = CombineLight(terms, none, k.b[i], nullptr, 0, nullptr, nullptr, nullptr);
+      k.value[i] = CombineLight(terms, none, kNoB, nullptr, 0, nullptr, nullptr, nullptr);
     }
     if (kDerivatives) {
       for (size_t i = 0; i < m; ++i) {
@@ -336,7 +392,7 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
         double d_glow[kLightParamCount];
         SkyGradient(orbit, k.dt[i], k.sin_e[i], k.cos_e[i], k.den[i], d_b2, d_xw, d_yw);
         const LightTerms terms = LightTermsAt(orbit, glow, k.xw[i], k.yw[i], k.den[i], d_xw, d_yw);
-        CombineLight(terms, none, k.b[i], d_b2, 0, d, d_glow, nullptr);
+        CombineLight(terms, none, kNoB, d_b2, 0, d, d_glow, nullptr);
         for (int j = 0; j < kParamCount; ++j) k.grad[j][i] = d[j];
         for (int j = 0; j < kLightParamCount; ++j) k.grad[kParamCount + j][i] = d_glow[j];
       }
@@ -382,6 +438,7 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
       const LightTerms terms = LightTermsAt(orbit, glow, k.xw[i], k.yw[i], k.den[i],
                                             kDerivatives ? d_xw : nullptr, d_yw);
       double* du_or_null = n_du ? du : nullptr;
+      const double b = std::sqrt(k.b2[i]);
       Overlap overlap;
       const bool gathered = next_in < n_in && k.in[next_in] == i;
       if (gathered) ++next_in;
@@ -390,9 +447,9 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
         overlap = none;
         overlap.transit = k.transits.FluxOf(next_transit++, du_or_null);
       } else {
-        overlap = OverlapAt(planet, k.front[i], k.b[i], du_or_null);
+        overlap = OverlapAt(planet, k.front[i], b, du_or_null);
       }
-      const double value = CombineLight(terms, overlap, k.b[i], d_b2, n_du,
+      const double value = CombineLight(terms, overlap, b, d_b2, n_du,
                                         kDerivatives ? d : nullptr, d_glow, du_or_null);
       out.flux[e] = static_cast<T>(value);
       if (!kDerivatives) continue;
@@ -406,11 +463,37 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
 }
 
 // ShiftedTime of each of t[0..n) into `shifted` (which no other pointer
-// reaches), in a loop that vectorises.
+// reaches). Times in ascending order (the usual light curve; no NaN), for a
+// period > 0: a run of one epoch at a time, its end found by bisection
+// (EpochOf never decreases as t grows), each run one subtraction a time in
+// a loop that vectorises; ShiftedTime's values exactly, without its
+// division and gather per time. Other times: ShiftedTime a time at a time.
 template <typename T>
 void ShiftTimes(T t0, T period, const T* variations, int epochs, const T* t,
                 T* __restrict shifted, size_t n) {
-  for (size_t i = 0; i < n; ++i) shifted[i] = ShiftedTime(t0, period, variations, epochs, t[i]);
+  bool ascending = period > 0;
+  for (size_t i = 1; i < n; ++i) ascending &= t[i - 1] <= t[i];
+  if (!ascending || n == 0 || !(t[0] == t[0])) {
+    for (size_t i = 0; i < n; ++i) shifted[i] = ShiftedTime(t0, period, variations, epochs, t[i]);
+    return;
+  }
+  for (size_t begin = 0; begin < n;) {
+    const int k = EpochOf(t0, period, epochs, t[begin]);
+    // The run's end: the first time of a later epoch (or n).
+    size_t lo = begin, hi = n;  // epoch k at lo; a later one at hi, if hi < n
+    if (EpochOf(t0, period, epochs, t[n - 1]) == k) lo = n - 1;
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (EpochOf(t0, period, epochs, t[mid]) == k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    const T v = variations[k];
+    for (size_t i = begin; i < hi; ++i) shifted[i] = t[i] - v;
+    begin = hi;
+  }
 }
 
 // With transit times, the times shifted a chunk at a time into a buffer
@@ -426,8 +509,8 @@ constexpr size_t kShiftChunk = 2048;
 // (TransitElement).
 //
 // With transit times (epochs > 0), the times shifted by their epochs'
-// variations first (ShiftedTime), kShiftChunk at a time in a loop that
-// vectorises, into a buffer the rest reads as t.
+// variations first (ShiftTimes), kShiftChunk at a time, into a buffer the
+// rest reads as t.
 template <typename T>
 size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law law,
                       bool light, int epochs, const T* t, const T* exposure,
@@ -457,8 +540,7 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
         found = true;
       }
       if (light && planet->valid && exposure[i] == 0) {
-        size_t stop = i;
-        while (stop < m && exposure[stop] == 0) ++stop;
+        const size_t stop = RunEnd(exposure, i, m, false);
         if (out.d[0]) {
           LightTimes<true>(*planet, low_order_law, t, exposure, out, i, stop);
         } else {
@@ -471,8 +553,7 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
       if (low_order) {
         // The run of times with (or without) an exposure from i.
         const bool exposed = exposure[i] != 0;
-        size_t stop = i;
-        while (stop < m && (exposure[stop] != 0) == exposed) ++stop;
+        const size_t stop = RunEnd(exposure, i, m, exposed);
         if (exposed) {
           evaluations +=
               out.d[0]
