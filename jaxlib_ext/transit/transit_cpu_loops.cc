@@ -85,6 +85,7 @@ struct LowOrderBlock {
   // Of the times in transit, by their place in index (then the padding):
   double b[kRoom], b2_by[kParamCount][kRoom];
   double value[kRoom], f_db[kRoom], f_dr[kRoom], ds[3][kRoom];
+  double du_by[2][kRoom];  // with kDerivatives, dF/du where `ok` (GradientsInU)
   bool ok[kRoom];
 
   // The times dt[0..m). The orbit and the law are copied: the loops' stores
@@ -167,11 +168,35 @@ struct LowOrderBlock {
       for (int j = 0; j < 3; ++j) ds[j][k] = point.ds[j];
       ok[k] = point.ok;
     }
+    if (kDerivatives && curve.order == 1) GradientsInU<1>(norm, Padded(count));
+    if (kDerivatives && curve.order == 2) GradientsInU<2>(norm, Padded(count));
+  }
+
+  // dF/du of the first `rows` times in transit, for a law of kOrder
+  // coefficients (FluxGradientInU, with kOrder known: a loop that
+  // vectorises).
+  template <int kOrder>
+  void GradientsInU(double norm, size_t rows) {
+    for (size_t k = 0; k < rows; ++k) {
+      const double point_ds[3] = {ds[0][k], ds[1][k], ds[2][k]};
+      double point_du[kOrder];
+      limb_dark::FluxGradientInU<2>(point_ds, value[k], norm, kOrder, point_du);
+      for (int j = 0; j < kOrder; ++j) du_by[j][k] = point_du[j];
+    }
   }
 
   // The k-th time in transit: the light curve's F - 1 and its derivatives
   // in b and r, and with du non-null dF/du[0..order).
   limb_dark::Flux FluxOf(size_t k, double* du) const {
+    if (!ok[k] || (du && !kDerivatives)) return FullFluxOf(k, du);
+    for (int j = 0; du && j < planet->curve.order; ++j) du[j] = du_by[j][k];
+    return {value[k], f_db[k], f_dr[k]};
+  }
+
+  // FluxOf where the low-order path left the time (LightCurvePoint's), or
+  // without GradientsInU's values: a call of its own, so that FluxOf's
+  // usual path carries none of LightCurvePoint's stack.
+  [[gnu::noinline]] limb_dark::Flux FullFluxOf(size_t k, double* du) const {
     const limb_dark::CurveRow& curve = planet->curve;
     limb_dark::Flux f = {value[k], f_db[k], f_dr[k]};
     double point_ds[limb_dark::kMaxOrder + 1];
