@@ -9,7 +9,9 @@
 //   2. Starter: the cubic approximation of F. L. Markley, "Kepler equation
 //      solver", Celestial Mechanics and Dynamical Astronomy 63, 101-111 (1995),
 //      eqs. (5)-(20): closed-form root of a cubic whose coefficients follow a
-//      Pade-like approximation of sin E (alpha(e, M) as in the paper).
+//      Pade-like approximation of sin E (alpha(e, M) as in the paper). At
+//      e = 0 the starter is m itself, so that a circular orbit's E is M to
+//      the bit (SolveCircular computes it without the solve).
 //   3. One fifth-order (double) / fourth-order (float) Householder-type
 //      correction as in Markley (1995), eqs. (21)-(24).  The residual
 //      f = E - e sin E - M and f' = 1 - e cos E are evaluated without
