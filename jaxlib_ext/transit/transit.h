@@ -66,8 +66,8 @@ JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, lim
 // leaves the clipped epoch as it was (NaN goes to -1: epoch 0).
 // t0 and period: the row's (row[kT0], row[kPeriod]). EpochOf gives k.
 // For a period > 0 every step is monotone, so k never decreases as t
-// grows (the CPU loop's ShiftTimes shifts sorted times a run of one epoch
-// at a time).
+// grows (the CPU loop reads ascending times a run of one epoch at a time:
+// transit_cpu_loops.cc's InRuns).
 template <typename T>
 JAXEXT_HD int EpochOf(T t0, T period, int epochs, T t) {
   constexpr T kRound = sizeof(T) == 8 ? T(6755399441055744.0) : T(12582912.0f);

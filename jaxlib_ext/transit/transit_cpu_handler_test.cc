@@ -214,13 +214,19 @@ void UniformDiskCalls(std::mt19937_64& rng) {
 // without exposures, at times around five conjunctions (epochs -2 to 2,
 // clipped at both ends) and at the half-periods between them; more times
 // than two of the loop's chunks of shifted times hold (kShiftChunk, 2048).
-// In random order (shifted a time at a time) and `ascending`, with -inf
-// first and +inf last (shifted a run of one epoch at a time: ShiftTimes).
+// The loop reads ascending times in runs of one epoch (InRuns), the whole
+// call's or a chunk's, and others shifted a time at a time: here in random
+// order (a time at a time); ascending with -inf first and +inf last (the
+// call in runs); and ascending with the first 40 times spread over 40
+// epochs, the rest within two (the first chunk a time at a time, the
+// others in runs).
+enum class TimesOrder { kRandom, kAscending, kSparseThenDense };
+
 template <typename T>
-void TimingVariations(std::mt19937_64& rng, bool ascending) {
+void TimingVariations(std::mt19937_64& rng, TimesOrder order) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const std::vector<double> p = {3.0, 0.25, 8.0, 0.3, 0.1, 0.2, 1.0, 0.4, 0.26};
-  const int epochs = 3;
+  const int epochs = order == TimesOrder::kSparseThenDense ? 40 : 3;
   std::vector<double> v(epochs), with = p;
   for (double& x : v) x = 0.04 * unit(rng) - 0.02;
   with.insert(with.begin() + kParamCount, v.begin(), v.end());
@@ -229,11 +235,18 @@ void TimingVariations(std::mt19937_64& rng, bool ascending) {
   for (int i = 0; i < 8; ++i) {  // half-periods, where the epoch rounds to even
     t.data<T>()[i] = static_cast<T>(p[kT0] + (i - 4 + 0.5) * p[kPeriod]);
   }
-  if (ascending) {
-    T* first = t.data<T>();
+  T* first = t.data<T>();
+  if (order == TimesOrder::kAscending) {
     std::sort(first, first + t.count());
     first[0] = -std::numeric_limits<T>::infinity();
     first[t.count() - 1] = std::numeric_limits<T>::infinity();
+  }
+  if (order == TimesOrder::kSparseThenDense) {
+    for (size_t i = 0; i < t.count(); ++i) {
+      first[i] = static_cast<T>(i < 40 ? p[kT0] + (i - 0.4 + 0.8 * unit(rng)) * p[kPeriod]
+                                       : p[kT0] + (37 + 1.2 * unit(rng)) * p[kPeriod]);
+    }
+    std::sort(first, first + t.count());
   }
   HostBuffer shifted = MakeBuffer<T>({5000});
   for (size_t i = 0; i < t.count(); ++i) {
@@ -247,7 +260,10 @@ void TimingVariations(std::mt19937_64& rng, bool ascending) {
   Outputs got = Run<T>(rows, t, exposure, 0, 2, true, true, PoolMode::kNone, &a, epochs);
   Outputs want = Run<T>(plain, shifted, exposure, 0, 2, true, true, PoolMode::kNone, &b);
   g_checks.Expect(a.ok && b.ok && Same(got, want, 1 + kParamCount + 1 + 2),
-                  std::string(TypeName<T>()) + (ascending ? ", ascending" : ", in random order") +
+                  std::string(TypeName<T>()) +
+                      (order == TimesOrder::kRandom      ? ", in random order"
+                       : order == TimesOrder::kAscending ? ", ascending"
+                                                         : ", sparse then dense") +
                       ": transit times equal the shifted times (bitwise)",
                   a.message + b.message);
 }
@@ -507,9 +523,10 @@ int Main() {
        }},
       {"the uniform disk", [&] { UniformDiskCalls(rng); }},
       {"transit times", [&] {
-         for (bool ascending : {false, true}) {
-           TimingVariations<double>(rng, ascending);
-           TimingVariations<float>(rng, ascending);
+         for (TimesOrder order :
+              {TimesOrder::kRandom, TimesOrder::kAscending, TimesOrder::kSparseThenDense}) {
+           TimingVariations<double>(rng, order);
+           TimingVariations<float>(rng, order);
          }
        }},
       {"the planet's light in blocks", [&] { LightBlocks(rng); }},

@@ -18,6 +18,16 @@
 namespace jaxext::transit::JAXEXT_ISA_NAMESPACE {
 namespace {
 
+// The times a loop reads: t[i] - shift, in T's arithmetic (a run of times
+// of one epoch shifted by its transit time's variation: ShiftedTime's
+// values; shift 0: t[i] itself, to the bit).
+template <typename T>
+struct Times {
+  const T* t;
+  T shift;
+  T operator[](size_t i) const { return t[i] - shift; }
+};
+
 // The least x with sqrt(x) >= y, for a finite y > 0: sqrt is correctly
 // rounded and monotone, so sqrt(x) >= y exactly where x >= it (without a
 // square root per element).
@@ -225,7 +235,7 @@ struct LowOrderBlock {
 // Times without an exposure (LowOrderBlock's law), a block at a time: every
 // time stored as out of transit, then the times in transit.
 template <bool kDerivatives, typename T>
-void LowOrderTimes(const Planet& planet, const TransitWindow& window, const T* t,
+void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Times<T>& t,
                    const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
   const int order = planet.curve.order;
@@ -265,7 +275,7 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const T* t
 // ExposureMean's to rounding. Returns the evaluations of F for the means.
 template <bool kDerivatives, typename T>
 size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
-                         const Contacts& contacts, const T* t, const T* exposure,
+                         const Contacts& contacts, const Times<T>& t, const T* exposure,
                          const Outputs<T>& out, size_t begin, size_t end) {
   // Room for the nodes of one exposure and its two ends, twice over; for
   // the exposures of a block (out of transit a value has no nodes).
@@ -363,7 +373,7 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
 // combined a time at a time; NaN and infinite times by TransitElement. The
 // same values as LightFluxAt's to rounding.
 template <bool kDerivatives, typename T>
-void LightTimes(const Planet& planet, bool low_order, const T* t, const T* exposure,
+void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
                 const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
   constexpr int kGrads = kParamCount + kLightParamCount;
@@ -487,44 +497,44 @@ void LightTimes(const Planet& planet, bool low_order, const T* t, const T* expos
   }
 }
 
-// ShiftedTime of each of t[0..n) into `shifted` (which no other pointer
-// reaches). Times in ascending order (the usual light curve; no NaN), for a
-// period > 0: a run of one epoch at a time, its end found by bisection
-// (EpochOf never decreases as t grows), each run one subtraction a time in
-// a loop that vectorises; ShiftedTime's values exactly, without its
-// division and gather per time. Other times: ShiftedTime a time at a time.
+// With transit times: times in ascending order (no NaN; a period > 0)
+// whose epochs' runs hold kMinRun times on average are read in place a run
+// of one epoch at a time, each run shifted as it is read (Times:
+// ShiftedTime's values, without its division and gather per time):
+// EpochOf never decreases as t grows, so a run's end is found by bisection
+// (RunOfEpochEnd). Other times go a chunk of kShiftChunk at a time, each
+// chunk in runs where it can, else shifted a time at a time (ShiftedTime)
+// into a buffer the chunks reuse: it stays in the cache, and the memory is
+// the same for any n.
+constexpr size_t kShiftChunk = 2048;
+constexpr size_t kMinRun = 256;
+
 template <typename T>
-void ShiftTimes(T t0, T period, const T* variations, int epochs, const T* t,
-                T* __restrict shifted, size_t n) {
-  bool ascending = period > 0;
+bool InRuns(T t0, T period, int epochs, const T* t, size_t n) {
+  bool ascending = period > 0 && n > 0 && t[0] == t[0];
   for (size_t i = 1; i < n; ++i) ascending &= t[i - 1] <= t[i];
-  if (!ascending || n == 0 || !(t[0] == t[0])) {
-    for (size_t i = 0; i < n; ++i) shifted[i] = ShiftedTime(t0, period, variations, epochs, t[i]);
-    return;
-  }
-  for (size_t begin = 0; begin < n;) {
-    const int k = EpochOf(t0, period, epochs, t[begin]);
-    // The run's end: the first time of a later epoch (or n).
-    size_t lo = begin, hi = n;  // epoch k at lo; a later one at hi, if hi < n
-    if (EpochOf(t0, period, epochs, t[n - 1]) == k) lo = n - 1;
-    while (hi - lo > 1) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if (EpochOf(t0, period, epochs, t[mid]) == k) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    const T v = variations[k];
-    for (size_t i = begin; i < hi; ++i) shifted[i] = t[i] - v;
-    begin = hi;
-  }
+  if (!ascending) return false;
+  const int runs =
+      1 + EpochOf(t0, period, epochs, t[n - 1]) - EpochOf(t0, period, epochs, t[0]);
+  return static_cast<size_t>(runs) * kMinRun <= n;
 }
 
-// With transit times, the times shifted a chunk at a time into a buffer
-// the chunks reuse: it stays in the cache, no page of it is new after the
-// first chunk, and the memory is the same for any n.
-constexpr size_t kShiftChunk = 2048;
+// In ascending times t[0..n) (InRuns), the end of the run of epoch k from
+// `begin`: the first time of a later epoch, or n.
+template <typename T>
+size_t RunOfEpochEnd(T t0, T period, int epochs, int k, const T* t, size_t begin, size_t n) {
+  if (EpochOf(t0, period, epochs, t[n - 1]) == k) return n;
+  size_t lo = begin, hi = n - 1;  // epoch k at lo, a later one at hi
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (EpochOf(t0, period, epochs, t[mid]) == k) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return hi;
+}
 
 // The row is made ready once; its contacts once, at the first element with
 // an exposure. A polynomial law of at most two coefficients without the
@@ -534,8 +544,7 @@ constexpr size_t kShiftChunk = 2048;
 // (TransitElement).
 //
 // With transit times (epochs > 0), the times shifted by their epochs'
-// variations first (ShiftTimes), kShiftChunk at a time, into a buffer the
-// rest reads as t.
+// variations as they are read (Times), a chunk at a time (kShiftChunk).
 template <typename T>
 size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law law,
                       bool light, int epochs, const T* t, const T* exposure,
@@ -553,7 +562,7 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   OrbitBreaks breaks;
   bool found = false;
   // The times t[0..m) (exposures and outputs from the same element).
-  const auto run = [&](const T* t, const T* exposure, const Outputs<T>& out, size_t m) {
+  const auto run = [&](const Times<T>& t, const T* exposure, const Outputs<T>& out, size_t m) {
     size_t evaluations = 0;
     for (size_t i = 0; i < m;) {
       if (!found && exposure[i] != 0) {
@@ -603,14 +612,37 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
     }
     return evaluations;
   };
-  if (epochs == 0) return run(t, exposure, out, n);
-  const std::unique_ptr<T[]> shifted(new T[n < kShiftChunk ? n : kShiftChunk]);
+  if (epochs == 0) return run(Times<T>{t, T(0)}, exposure, out, n);
+  const T t0 = row[kT0], period = row[kPeriod];
+  const T* variations = row + RowOffsetOfU(light);
+  // The times [first, first + m) in runs of one epoch.
+  const auto runs = [&](size_t first, size_t m) {
+    const T* chunk = t + first;
+    size_t evaluations = 0;
+    for (size_t begin = 0; begin < m;) {
+      const int k = EpochOf(t0, period, epochs, chunk[begin]);
+      const size_t end = RunOfEpochEnd(t0, period, epochs, k, chunk, begin, m);
+      evaluations += run(Times<T>{chunk + begin, variations[k]}, exposure + first + begin,
+                         out.From(first + begin), end - begin);
+      begin = end;
+    }
+    return evaluations;
+  };
+  if (InRuns(t0, period, epochs, t, n)) return runs(0, n);
+  std::unique_ptr<T[]> shifted;  // made at the first chunk that needs it
   size_t evaluations = 0;
   for (size_t first = 0; first < n; first += kShiftChunk) {
     const size_t m = n - first < kShiftChunk ? n - first : kShiftChunk;
-    ShiftTimes(row[kT0], row[kPeriod], row + RowOffsetOfU(light), epochs, t + first,
-               shifted.get(), m);
-    evaluations += run(shifted.get(), exposure + first, out.From(first), m);
+    const T* chunk = t + first;
+    if (InRuns(t0, period, epochs, chunk, m)) {
+      evaluations += runs(first, m);
+      continue;
+    }
+    if (!shifted) shifted.reset(new T[n < kShiftChunk ? n : kShiftChunk]);
+    for (size_t i = 0; i < m; ++i) {
+      shifted[i] = ShiftedTime(t0, period, variations, epochs, chunk[i]);
+    }
+    evaluations += run(Times<T>{shifted.get(), T(0)}, exposure + first, out.From(first), m);
   }
   return evaluations;
 }
