@@ -38,9 +38,9 @@ inline double SquareThreshold(double y) {
   return x;
 }
 
-// The end of the run of elements from i to m whose exposure is (`exposed`)
-// or is not 0 (NaN counts as an exposure), checked 64 at a time in a loop
-// that vectorises.
+// The end (at most m) of the run of elements from i whose exposures are all
+// non-zero (`exposed`; NaN counts as non-zero) or all zero, checked 64 at a
+// time in a loop that vectorises.
 template <typename T>
 size_t RunEnd(const T* exposure, size_t i, size_t m, bool exposed) {
   constexpr size_t kStride = 64;
