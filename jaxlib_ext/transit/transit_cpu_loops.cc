@@ -240,7 +240,7 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
   constexpr size_t kBlock = 128;
   const int order = planet.curve.order;
   LowOrderBlock<kDerivatives, kBlock> block;
-  double dt[kBlock];
+  double dt[kBlock], chain[kBlock], by[kBlock];
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) dt[i] = static_cast<double>(t[start + i]) - planet.orbit.t0;
@@ -255,7 +255,31 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
         for (int j = 0; j < order; ++j) fill(out.du[j]);
       }
     }
+    if (kDerivatives) {
+      // Every time in transit from the block's arrays, a column at a time
+      // (InTransit's chain rule in a loop that vectorises); then the times
+      // the low-order path left, a time at a time.
+      const size_t count = block.count;
+      const size_t* index = block.index;
+      for (size_t k = 0; k < count; ++k) {
+        chain[k] = block.b[k] > 0 ? block.f_db[k] / (2 * block.b[k]) : 0.0;
+      }
+      const auto put = [&](T* column, const double* values) {
+        for (size_t k = 0; k < count; ++k) column[start + index[k]] = static_cast<T>(values[k]);
+      };
+      put(out.flux, block.value);
+      for (int j = 0; j < kParamCount; ++j) {
+        if (j == kRadius) {
+          put(out.d[j], block.f_dr);
+          continue;
+        }
+        for (size_t k = 0; k < count; ++k) by[k] = chain[k] * block.b2_by[j][k];
+        put(out.d[j], by);
+      }
+      for (int j = 0; out.du[0] && j < order; ++j) put(out.du[j], block.du_by[j]);
+    }
     for (size_t k = 0; k < block.count; ++k) {
+      if (kDerivatives && block.ok[k]) continue;
       const size_t e = start + block.index[k];
       double d[kParamCount], du[limb_dark::kMaxOrder];
       out.flux[e] = static_cast<T>(block.InTransit(k, d, out.du[0] ? du : nullptr));
