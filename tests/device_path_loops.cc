@@ -11,6 +11,7 @@
 // floating-point flags, keep separate copies of the ops' inline functions.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
@@ -37,6 +38,12 @@ static_assert(kepler_device_path::kTransitParams == jaxext::transit::kParamCount
 
 namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT {
 namespace {
+
+// A type as a value (C++20's std::type_identity).
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
 
 // The same per-element calls as the kernel (jaxlib_ext/kepler_solve/kepler_solve_kernel.cu).
 template <typename T>
@@ -181,11 +188,16 @@ int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law
 
 int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::DerivativesInU(law, order); }
 
-// The transit kernel's Element (jaxlib_ext/transit/transit_kernel.cu), one
-// element at a time.
+// The transit kernels (jaxlib_ext/transit/transit_kernel.cu), one element
+// at a time: the polynomial laws of at most two coefficients with their own
+// row (rows without the planet's light in the kernels' three passes: the
+// window pass over every time, then the times it marked for each of the
+// others), every other law in one pass with any law's.
 void Transit(const double* row, int order, int law, int geometry, bool light, int epochs,
              const double* t, const double* exposure, double* const* out, std::size_t n) {
-  using jaxext::transit::kParamCount;
+  using jaxext::transit::LightCode;
+  using jaxext::transit::SpanCode;
+  using jaxext::transit::TransitRowElement;
   jaxext::transit::Outputs<double> o{};
   o.flux = out[0];
   const bool derivatives = out[1] != nullptr;
@@ -193,21 +205,42 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
   const int first = jaxext::transit::RowOffsetOfU(light) + 1;
   for (int j = 0; derivatives && j < first; ++j) o.d[j] = out[1 + j];
   for (int j = 0; derivatives && j < n_du; ++j) o.du[j] = out[1 + first + j];
-  for (std::size_t i = 0; i < n; ++i) {
-    jaxext::transit::Planet planet;
-    jaxext::transit::MakePlanetFromRow(row, order,
-                                       static_cast<jaxext::transit::Geometry>(geometry),
-                                       static_cast<jaxext::limb_dark::Law>(law), light, epochs,
-                                       &planet);
-    const double time =
-        epochs > 0 ? jaxext::transit::ShiftedTime(row[jaxext::transit::kT0],
-                                                  row[jaxext::transit::kPeriod],
-                                                  row + jaxext::transit::RowOffsetOfU(light),
-                                                  epochs, t[i])
-                   : t[i];
-    jaxext::transit::TransitElement(planet, nullptr, nullptr, time, exposure,
-                                    static_cast<std::int64_t>(i), o);
+  const auto as_law = static_cast<jaxext::limb_dark::Law>(law);
+  const auto as_geometry = static_cast<jaxext::transit::Geometry>(geometry);
+  const auto count = static_cast<std::int64_t>(n);
+  const std::int64_t group_size = count > 0 ? count : 1;  // one row for every time
+  // Element i of the pass of TransitRowElement<Curve, kCode, kSpan, kWindowPass>.
+  const auto pass = [&](auto curve, auto code, auto span, auto window, std::int64_t i) {
+    TransitRowElement<typename decltype(curve)::type, decltype(code)::value,
+                      decltype(span)::value, decltype(window)::value>(
+        row, t, exposure, order, group_size, as_geometry, as_law, light, epochs, i, o);
+  };
+  using AnyLaw = TypeTag<jaxext::limb_dark::CurveRow>;
+  using LowOrder = TypeTag<jaxext::limb_dark::PolynomialCurveRow<2>>;
+  using Either = std::integral_constant<LightCode, LightCode::kEither>;
+  using None = std::integral_constant<LightCode, LightCode::kNone>;
+  using Only = std::integral_constant<LightCode, LightCode::kOnly>;
+  using AnySpan = std::integral_constant<SpanCode, SpanCode::kEither>;
+  const bool low_order = as_law == jaxext::limb_dark::Law::kPolynomial && order <= 2;
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (!low_order) {
+      pass(AnyLaw{}, Either{}, AnySpan{}, std::false_type{}, i);
+    } else if (light) {
+      pass(LowOrder{}, Only{}, AnySpan{}, std::false_type{}, i);
+    } else {
+      pass(LowOrder{}, None{}, AnySpan{}, std::true_type{}, i);
+    }
   }
+  if (!low_order || light) return;
+  const auto left = [&](auto span) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(decltype(span)::value))) {
+        pass(LowOrder{}, None{}, span, std::false_type{}, i);
+      }
+    }
+  };
+  left(std::integral_constant<SpanCode, SpanCode::kInstant>{});
+  left(std::integral_constant<SpanCode, SpanCode::kExposed>{});
 }
 
 }  // namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT

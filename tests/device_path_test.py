@@ -830,6 +830,45 @@ class TransitTest(parameterized.TestCase):
       scale = max(1.0, float(np.max(np.abs(e))))
       np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
 
+  @parameterized.parameters(((0.4, 0.26), 0.0, 0.0), ((0.6,), 0.45, 2.2), ((), 0.2, 4.0))
+  def test_window_pass_against_the_cpu_op(self, u, ecc, omega):
+    # The laws of at most two coefficients run in two passes (the window
+    # pass writes the times between the transit's windows, the second the
+    # rest): times over whole orbits, next to the windows' edges, NaN and
+    # +-inf; exposures of 0, short, longer than the gap between windows,
+    # negative and NaN; times beyond 2^52 orbits.
+    period, t0, a, b, r = 3.0, 0.2, 8.0, 0.5, 0.1
+    rng = np.random.default_rng(34)
+    half = period / (np.pi * a) * (1 + r)
+    t = np.concatenate([t0 + rng.uniform(-3, 3, 150) * period,
+                        t0 + rng.integers(-2, 3, 150) * period + rng.uniform(-3, 3, 150) * half,
+                        [np.nan, np.inf, -np.inf, 1e17 * period, t0 + 0.5 * period]])
+    n = t.size
+    exposure = rng.choice([0.0, 0.02, 0.3, 2.9, 7.0], n)
+    exposure[rng.integers(0, n, 8)] = -0.1
+    exposure[rng.integers(0, n, 8)] = np.nan
+    params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega)
+    row = np.concatenate([[period, t0, a, b, r, ecc, omega], u])
+    got = _device_path.transit(_VARIANT.value, row, 0, 0, t, exposure, True)
+
+    def model(q, uu, x):
+      return transit.light_curve(t, u=uu, exposure_time=x, **q)
+
+    args = {k: jnp.float64(v) for k, v in params.items()}
+    uu = jnp.asarray(u, jnp.float64)
+    want = np.asarray(model(args, uu, jnp.asarray(exposure)))
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-14)
+    self.assertGreater(np.sum(got[0] < 0), 40, "times in transit")
+    self.assertGreater(np.sum(got[0] == 0), 100, "times between the windows")
+    jac, jac_u, jac_x = jax.jacfwd(model, argnums=(0, 1, 2))(args, uu, jnp.asarray(exposure))
+    names = ("period", "t0", "a", "b", "r", "ecc", "omega")
+    expected = [np.asarray(jac[k]) for k in names] + [np.diagonal(np.asarray(jac_x))]
+    expected += list(np.moveaxis(np.asarray(jac_u), -1, 0))
+    self.assertEqual(len(got), 1 + len(expected))
+    for k, (g, e) in enumerate(zip(got[1:], expected)):
+      scale = max(1.0, float(np.nanmax(np.abs(e))))
+      np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
+
   def test_transit_times_against_the_cpu_op(self):
     # A row with the variations of four epochs: the values of the CPU op
     # with transit_times, and every result of the row without them at the

@@ -88,9 +88,12 @@ cudaError_t LaunchGridStride(const Element& element, cudaStream_t stream) {
 // second call site inlines its body twice (nvcc 13.5, sm_90: the crossing
 // rule's pass spilled 204 B with two, 20 B with one). LaunchLeftPass
 // starts as many blocks as fit on the device at once: the fewer the
-// blocks, the fuller the batches.
-template <int kBlockSize, int kPerThread, typename Element>
-__global__ void __launch_bounds__(kBlockSize) LeftPassKernel(Element element) {
+// blocks, the fuller the batches. kMinBlocks > 0 caps its registers as
+// GridStrideKernelMinBlocks's; 0, no cap (__launch_bounds__'s second
+// argument 0 compiles as none: nvcc 13.5, sm_90, the same report; 1 does
+// not: ptxas then took up to 26 more registers a thread).
+template <int kBlockSize, int kPerThread, int kMinBlocks, typename Element>
+__global__ void __launch_bounds__(kBlockSize, kMinBlocks) LeftPassKernel(Element element) {
   constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
   __shared__ int64_t gathered[kTile + kBlockSize];
   __shared__ int count;
@@ -130,7 +133,7 @@ __global__ void __launch_bounds__(kBlockSize) LeftPassKernel(Element element) {
 // Enqueues LeftPassKernel over element.size() elements on `stream`, as many
 // blocks as fit on the current device at once (nothing for no elements);
 // returns the launch error, if any.
-template <int kBlockSize, int kPerThread, typename Element>
+template <int kBlockSize, int kPerThread, int kMinBlocks = 0, typename Element>
 cudaError_t LaunchLeftPass(const Element& element, cudaStream_t stream) {
   const int64_t n = element.size();
   if (n == 0) return cudaSuccess;
@@ -141,13 +144,14 @@ cudaError_t LaunchLeftPass(const Element& element, cudaStream_t stream) {
   }
   if (status == cudaSuccess) {
     status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_multiprocessor, LeftPassKernel<kBlockSize, kPerThread, Element>, kBlockSize, 0);
+        &per_multiprocessor, LeftPassKernel<kBlockSize, kPerThread, kMinBlocks, Element>,
+        kBlockSize, 0);
   }
   if (status != cudaSuccess) return status;
   constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
   const int64_t resident = std::max<int64_t>(1, int64_t{multiprocessors} * per_multiprocessor);
   const unsigned blocks = static_cast<unsigned>(std::min((n + kTile - 1) / kTile, resident));
-  LeftPassKernel<kBlockSize, kPerThread><<<blocks, kBlockSize, 0, stream>>>(element);
+  LeftPassKernel<kBlockSize, kPerThread, kMinBlocks><<<blocks, kBlockSize, 0, stream>>>(element);
   return cudaGetLastError();
 }
 

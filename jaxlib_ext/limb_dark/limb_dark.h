@@ -363,6 +363,8 @@ JAXEXT_HD void CurveElement(Law law, const T* u, const T* b, const T* r, int ord
 // or a table; u as the op takes it (the tabulated law's grid then its
 // intensities).
 struct CurveRow {
+  static constexpr int kMaxCoefficients = 2 * kMaxTableSize;  // order, at most
+  static constexpr int kMaxDerivatives = kMaxDerivativesInU;  // n_du, at most
   Law law;
   int order;  // u's values
   int n_du;   // the derivatives in u a point gives: order, or the table's size
@@ -402,6 +404,36 @@ JAXEXT_HD_CALLED Flux CurveAt(const CurveRow& row, double b, double r, double* d
     for (int j = 0; j < row.order; ++j) du[j] = f.du[j];
   }
   return {f.value, f.d_db, f.d_dr};
+}
+
+// The polynomial laws of at most kMax coefficients made ready, in arrays
+// sized for them: what a caller that runs those laws alone holds instead of
+// CurveRow (the transit model's kernel for at most two coefficients). Any
+// other law or order is refused (order -1: NaN at every point).
+template <int kMax>
+struct PolynomialCurveRow {
+  static constexpr int kMaxCoefficients = kMax;
+  static constexpr int kMaxDerivatives = kMax;
+  int order, n_du;
+  double g[kMax + 1], q[kMax + 2], norm;
+};
+
+template <int kMax>
+JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, PolynomialCurveRow<kMax>* row) {
+  const bool accepted = law == Law::kPolynomial && order >= 0 && order <= kMax;
+  row->order = accepted ? order : -1;
+  row->n_du = accepted ? order : 0;
+  row->norm = accepted ? GreensRow<kMax>(u, order, row->g, row->q) : NaN();
+}
+
+template <int kMax>
+JAXEXT_HD_CALLED Flux CurveAt(const PolynomialCurveRow<kMax>& row, double b, double r,
+                              double* du) {
+  if (row.order < 0) return {NaN(), NaN(), NaN()};
+  double ds[kMax + 1];
+  const Flux f = LightCurvePoint<kMax>(b, r, row.g, row.q, row.order, row.norm, ds);
+  if (du) FluxGradientInU<kMax>(ds, f.value, row.norm, row.order, du);
+  return f;
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -84,7 +84,7 @@ JAXEXT_HD double FirstStep(double radius2, double b2_min, double scale) {
 // (stellar radii per unit time): the transit's at inferior conjunction, the
 // eclipse's at superior conjunction (b^2 is the same function of time in
 // front and behind).
-JAXEXT_HD Contacts ContactsNear(const Planet& planet, double centre, double speed) {
+JAXEXT_HD Contacts ContactsNear(const PlanetBody& planet, double centre, double speed) {
   Contacts c = {};
   const Orbit& o = planet.orbit;
   const double r = planet.r;
@@ -131,7 +131,7 @@ JAXEXT_HD Contacts ContactsNear(const Planet& planet, double centre, double spee
 
 // The transit's contacts. The time scale: the sky speed at inferior
 // conjunction, n a (1 + e sin w) / sqrt(1 - e^2).
-JAXEXT_HD_CALLED Contacts FindContacts(const Planet& planet) {
+JAXEXT_HD_CALLED Contacts FindContacts(const PlanetBody& planet) {
   const Orbit& o = planet.orbit;
   return detail::ContactsNear(planet, 0.0, o.mean_motion * o.a * (1 + o.e * o.sin_w) / o.root);
 }
@@ -139,7 +139,7 @@ JAXEXT_HD_CALLED Contacts FindContacts(const Planet& planet) {
 // The secondary eclipse's contacts, around superior conjunction (true
 // anomaly 3 pi / 2 - omega, the first after t0), where the sky speed is
 // n a (1 - e sin w) / sqrt(1 - e^2).
-JAXEXT_HD_CALLED Contacts FindEclipseContacts(const Planet& planet) {
+JAXEXT_HD_CALLED Contacts FindEclipseContacts(const PlanetBody& planet) {
   using namespace detail;
   const Orbit& o = planet.orbit;
   const double e_s = EccentricAnomalyAt(1.5 * kPi - o.omega, o.e);
@@ -166,7 +166,7 @@ struct OrbitBreaks {
   double mean_at_t0, mean_motion, e;
 };
 
-JAXEXT_HD_CALLED OrbitBreaks FindOrbitBreaks(const Planet& planet) {
+JAXEXT_HD_CALLED OrbitBreaks FindOrbitBreaks(const PlanetBody& planet) {
   using namespace detail;
   OrbitBreaks b = {};
   const Orbit& o = planet.orbit;

@@ -40,22 +40,18 @@ namespace detail {
 
 // The Gauss-Legendre rules on [0, 1] of the counts GaussRuleIndex chooses,
 // one after another in nodes.h's ExposureRuleNode and ExposureRuleWeight
-// (rule k: count[k] nodes from start[k], ascending).
+// (rule k: ExposureRuleCount's k-th count of nodes, ascending), read with
+// TableAt (on the device from constant memory: a local table indexed by a
+// variable would be copied into each thread's stack).
 constexpr int kRuleCount = 8;
-struct GaussRules {
-  int count[kRuleCount], start[kRuleCount];
+static_assert(sizeof(math::ExposureRuleCount().v) / sizeof(int) == kRuleCount, "nodes.h's rules");
+struct GaussRule {
+  int count, start;  // rule k's nodes, and its first node's index
 };
-JAXEXT_HD constexpr GaussRules MakeGaussRules() {
-  constexpr auto counts = math::ExposureRuleCount();
-  static_assert(sizeof(counts.v) / sizeof(counts.v[0]) == kRuleCount, "nodes.h's rules");
-  GaussRules rules = {};
-  int at = 0;
-  for (int k = 0; k < kRuleCount; ++k) {
-    rules.count[k] = counts.v[k];
-    rules.start[k] = at;
-    at += counts.v[k];
-  }
-  return rules;
+JAXEXT_HD GaussRule GaussRuleOf(int k) {
+  GaussRule rule = {TableAt<math::ExposureRuleCount>(k), 0};
+  for (int j = 0; j < k; ++j) rule.start += TableAt<math::ExposureRuleCount>(j);
+  return rule;
 }
 
 // Node counts by the length of the interval in x and whether it reaches a
@@ -85,16 +81,17 @@ JAXEXT_HD double InverseGrade(double y) {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-// Visits the nodes of the rule (nodes x, weights w on [0, 1], n of them)
-// over [x_p, x_q] of the segment [start, start + length] of the transit
-// `shift` later: visit(time relative to t0, weight).
+// Visits the nodes of the rule (on [0, 1]) over [x_p, x_q] of the segment
+// [start, start + length] of the transit `shift` later: visit(time
+// relative to t0, weight).
 template <typename Visit>
 JAXEXT_HD void VisitRule(double start, double length, double x_p, double x_q, double shift,
-                         const double* nodes, const double* weights, int n, Visit& visit) {
+                         const GaussRule& rule, Visit& visit) {
   const double span = x_q - x_p;
-  for (int i = 0; i < n; ++i) {
-    const double x = x_p + span * nodes[i];
-    visit(start + length * Grade(x) + shift, span * weights[i] * length * GradeSlope(x));
+  for (int i = 0; i < rule.count; ++i) {
+    const double x = x_p + span * TableAt<math::ExposureRuleNode>(rule.start + i);
+    const double w = TableAt<math::ExposureRuleWeight>(rule.start + i);
+    visit(start + length * Grade(x) + shift, span * w * length * GradeSlope(x));
   }
 }
 
@@ -136,33 +133,31 @@ JAXEXT_HD int VisitSmoothPart(const OrbitBreaks& b, double p, double q, double s
   const double width = (e_q - e_p) / pieces, ratio = 2 * d / width;
   const double rho = ratio + Sqrt(1 + ratio * ratio);
   const double wanted = 16 / math::Log(rho);
-  constexpr GaussRules rules = MakeGaussRules();
-  constexpr auto nodes = math::ExposureRuleNode();
-  constexpr auto weights = math::ExposureRuleWeight();
-  int k = 0;
-  while (k < 4 && rules.count[k] < wanted) ++k;  // at most 8 nodes: h <= d / 4
-  const int n = rules.count[k];
-  const double* x = nodes.v + rules.start[k];
-  const double* w = weights.v + rules.start[k];
+  int k = 0;  // at most 8 nodes: h <= d / 4
+  while (k < 4 && TableAt<math::ExposureRuleCount>(k) < wanted) ++k;
+  const GaussRule rule = GaussRuleOf(k);
   // The weights' sum first (the scale), then the visits.
   double sum = 0;
   for (int piece = 0; piece < pieces; ++piece) {
-    for (int i = 0; i < n; ++i) {
-      const double big_e = e_p + width * (piece + x[i]);
-      sum += w[i] * (1 - b.e * Cos(big_e));
+    for (int i = 0; i < rule.count; ++i) {
+      const double x = TableAt<math::ExposureRuleNode>(rule.start + i);
+      const double big_e = e_p + width * (piece + x);
+      sum += TableAt<math::ExposureRuleWeight>(rule.start + i) * (1 - b.e * Cos(big_e));
     }
   }
   const double scale = (q - p) / sum;
   for (int piece = 0; piece < pieces; ++piece) {
-    for (int i = 0; i < n; ++i) {
-      const double big_e = e_p + width * (piece + x[i]);
+    for (int i = 0; i < rule.count; ++i) {
+      const double x = TableAt<math::ExposureRuleNode>(rule.start + i);
+      const double big_e = e_p + width * (piece + x);
       const double sin_e = Sin(big_e), cos_e = Cos(big_e);
       const double node = (big_e - b.e * sin_e - b.mean_at_t0) / b.mean_motion;
       const kepler_solve::Eccentric<double> known = EccentricOf(sin_e, cos_e, b.e);
-      visit(node + shift, scale * w[i] * (1 - b.e * cos_e), &known);
+      const double w = TableAt<math::ExposureRuleWeight>(rule.start + i);
+      visit(node + shift, scale * w * (1 - b.e * cos_e), &known);
     }
   }
-  return static_cast<int>(pieces) * n;
+  return static_cast<int>(pieces) * rule.count;
 }
 template <typename Visit>
 JAXEXT_HD int VisitSmoothPart(const Contacts&, double, double, double, Visit&) {
@@ -187,13 +182,9 @@ JAXEXT_HD int VisitWindowPart(const Breaks& c, double lo, double hi, double shif
     const double length = end - start;
     const double x_p = p <= start ? 0.0 : InverseGrade((p - start) / length);
     const double x_q = q >= end ? 1.0 : InverseGrade((q - start) / length);
-    constexpr GaussRules rules = MakeGaussRules();
-    constexpr auto nodes = math::ExposureRuleNode();
-    constexpr auto weights = math::ExposureRuleWeight();
-    const int k = GaussRuleIndex(x_q - x_p, x_p == 0 || x_q == 1);
-    VisitRule(start, length, x_p, x_q, shift, nodes.v + rules.start[k],
-              weights.v + rules.start[k], rules.count[k], visit);
-    count += rules.count[k];
+    const GaussRule rule = GaussRuleOf(GaussRuleIndex(x_q - x_p, x_p == 0 || x_q == 1));
+    VisitRule(start, length, x_p, x_q, shift, rule, visit);
+    count += rule.count;
   }
   return count;
 }
@@ -204,7 +195,7 @@ JAXEXT_HD int VisitWindowPart(const Breaks& c, double lo, double hi, double shif
 // has: two partial transits and a whole one, each up to three segments of
 // the largest rule.
 constexpr int kMaxExposureNodes =
-    3 * 3 * detail::MakeGaussRules().count[detail::kRuleCount - 1];
+    3 * 3 * math::ExposureRuleCount().v[detail::kRuleCount - 1];
 
 // Where a node's weighted F goes: the partial transits' sum, or the whole
 // transit's (at k = 0, counted as often as whole transits recur).
@@ -296,17 +287,20 @@ JAXEXT_HD ExposurePlan VisitExposureNodes(const Breaks& c, double period, double
 }
 
 // Running sums of the weighted flux and its derivatives, of the partial
-// transits and of the whole one (with the planet's light, orbits).
+// transits and of the whole one (with the planet's light, orbits); at most
+// kMaxDu derivatives in u.
+template <int kMaxDu>
 struct ExposureSums {
   struct Sum {
     double value;
     double d[kParamCount];
-    double du[kMaxDerivativesInU];
+    double du[kMaxDu];
     double glow[kLightParamCount];
   } part, whole;
 };
 
-JAXEXT_HD void ClearExposureSums(ExposureSums* s, int n_du) {
+template <int kMaxDu>
+JAXEXT_HD void ClearExposureSums(ExposureSums<kMaxDu>* s, int n_du) {
   s->part.value = s->whole.value = 0;
   for (int j = 0; j < kParamCount; ++j) s->part.d[j] = s->whole.d[j] = 0;
   for (int j = 0; j < n_du; ++j) s->part.du[j] = s->whole.du[j] = 0;
@@ -315,9 +309,10 @@ JAXEXT_HD void ClearExposureSums(ExposureSums* s, int n_du) {
 
 // Adds a node's F (f) and, with d non-null, its derivatives (d, du and,
 // where not null, d_glow) times its weight.
+template <int kMaxDu>
 JAXEXT_HD void AddNode(double weight, NodeSum into, double f, const double* d, const double* du,
-                       int n_du, ExposureSums* s, const double* d_glow = nullptr) {
-  ExposureSums::Sum& sum = into == NodeSum::kWhole ? s->whole : s->part;
+                       int n_du, ExposureSums<kMaxDu>* s, const double* d_glow = nullptr) {
+  typename ExposureSums<kMaxDu>::Sum& sum = into == NodeSum::kWhole ? s->whole : s->part;
   sum.value += weight * f;
   if (d) {
     for (int j = 0; j < kParamCount; ++j) sum.d[j] += weight * d[j];
@@ -332,7 +327,8 @@ JAXEXT_HD void AddNode(double weight, NodeSum into, double f, const double* d, c
 // the parameters (d[Param]), in u (du[0..n_du)), in T (*d_dT; `ends`:
 // F(t - T/2) + F(t + T/2)) and, where d_glow is not null, in the planet's
 // light (d_glow[LightParam]; periodic in time, with no term in k).
-JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums& s, double T,
+template <int kMaxDu>
+JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums<kMaxDu>& s, double T,
                                 double ends, int n_du, double* d, double* du, double* d_dT,
                                 double* d_glow = nullptr) {
   using namespace detail;
@@ -382,12 +378,14 @@ JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums& s,
 // derivatives (FinishExposure). *evaluations: how many times F was
 // evaluated for the mean (the benchmark's count). Refused contacts give NaN
 // everywhere.
-JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, double dt, double T,
-                                     double* d, double* du, double* d_dT, int* evaluations) {
+template <typename Curve>
+JAXEXT_HD_CALLED double ExposureMean(const PlanetOf<Curve>& planet, const Contacts& c, double dt,
+                                     double T, double* d, double* du, double* d_dT,
+                                     int* evaluations) {
   const int n_du = planet.curve.n_du;
-  ExposureSums s;
+  ExposureSums<Curve::kMaxDerivatives> s;
   ClearExposureSums(&s, n_du);
-  double node_d[kParamCount], node_du[kMaxDerivativesInU];
+  double node_d[kParamCount], node_du[Curve::kMaxDerivatives];
   auto visit = [&](double node, double weight, NodeSum into) {
     const double f = FluxAt(planet, node, d ? node_d : nullptr, d ? node_du : nullptr);
     AddNode(weight, into, f, d ? node_d : nullptr, node_du, n_du, &s);
@@ -402,13 +400,15 @@ JAXEXT_HD_CALLED double ExposureMean(const Planet& planet, const Contacts& c, do
 
 // ExposureMean with the planet's light (LightFluxAt), over the orbit's
 // breakpoints; with d non-null, d_glow[LightParam] too.
-JAXEXT_HD_CALLED double LightExposureMean(const Planet& planet, const OrbitBreaks& b, double dt,
-                                          double T, double* d, double* d_glow, double* du,
-                                          double* d_dT, int* evaluations) {
+template <typename Curve>
+JAXEXT_HD_CALLED double LightExposureMean(const PlanetOf<Curve>& planet, const OrbitBreaks& b,
+                                          double dt, double T, double* d, double* d_glow,
+                                          double* du, double* d_dT, int* evaluations) {
   const int n_du = planet.curve.n_du;
-  ExposureSums s;
+  ExposureSums<Curve::kMaxDerivatives> s;
   ClearExposureSums(&s, n_du);
-  double node_d[kParamCount], node_glow[kLightParamCount], node_du[kMaxDerivativesInU];
+  double node_d[kParamCount], node_glow[kLightParamCount],
+      node_du[Curve::kMaxDerivatives];
   auto visit = [&](double node, double weight, NodeSum into, const auto*... known) {
     const double f = LightFluxAt(planet, node, d ? node_d : nullptr, d ? node_glow : nullptr,
                                  d ? node_du : nullptr, known...);

@@ -21,23 +21,35 @@ struct Glow {
   double cos_offset, sin_offset;
 };
 
-// One parameter set made ready for its times: the orbit, the planet's
-// radius, the star's law and, with `light`, the planet's light and the
+// One parameter set made ready for its times, but for the star's law: the
+// orbit, the planet's radius and, with `light`, the planet's light and the
 // star's modulation (`glow`; all 0 without).
-struct Planet {
+struct PlanetBody {
   bool valid;  // false: the orbit, the radius or the law refused (NaN everywhere)
   Orbit orbit;
   double r;
-  limb_dark::CurveRow curve;
   bool light;
   Glow glow;
 };
 
+// With the star's law made ready (`curve`): limb_dark's CurveRow for any
+// law (Planet), or a row sized for one family of laws alone
+// (PolynomialCurveRow, the transit kernel's for at most two coefficients):
+// a type with MakeCurveRow and CurveAt, n_du, and kMaxCoefficients and
+// kMaxDerivatives, which size the arrays of its coefficients and of a
+// point's derivatives in them.
+template <typename Curve>
+struct PlanetOf : PlanetBody {
+  Curve curve;
+};
+using Planet = PlanetOf<limb_dark::CurveRow>;
+
 // p: the orbital parameters (Param order) then, with `light`, the
 // LightParams; u: the law's coefficients as the light curve takes them
 // (`order` values). The day and night fluxes must be >= 0, the others finite.
+template <typename Curve>
 JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::Law law,
-                          const double* u, int order, bool light, Planet* planet) {
+                                 const double* u, int order, bool light, PlanetOf<Curve>* planet) {
   using namespace detail;
   planet->orbit = MakeOrbit(p, geometry);
   planet->r = p[kRadius];
@@ -60,7 +72,9 @@ JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::
 // non-null, d[j] = dF/d parameter j (Param order); with du non-null,
 // du[0..curve.n_du) = dF/du. A refused planet (Planet::valid) or a time
 // that is NaN or +-inf gives NaN everywhere.
-JAXEXT_HD_CALLED double FluxAt(const Planet& planet, double dt, double* d, double* du) {
+template <typename Curve>
+JAXEXT_HD_CALLED double FluxAt(const PlanetOf<Curve>& planet, double dt, double* d,
+                               double* du) {
   using namespace detail;
   const int n_du = planet.curve.n_du;
   const bool refused = !planet.valid || !IsFinite(dt);
@@ -147,7 +161,8 @@ struct Overlap {
   double visible, d_visible_db, d_visible_dr;
 };
 
-JAXEXT_HD Overlap OverlapAt(const Planet& planet, bool front, double b, double* du) {
+template <typename Curve>
+JAXEXT_HD Overlap OverlapAt(const PlanetOf<Curve>& planet, bool front, double b, double* du) {
   using namespace detail;
   Overlap v = {{0.0, 0.0, 0.0}, 1.0, 0.0, 0.0};
   const double r = planet.r;
@@ -206,8 +221,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Ov
 // where not null; NaN everywhere where the planet is refused or dt is NaN
 // or infinite. known: null, or the eccentric anomaly at dt (not solved
 // again).
-JAXEXT_HD_CALLED double LightFluxAt(const Planet& planet, double dt, double* d, double* d_glow,
-                                    double* du,
+template <typename Curve>
+JAXEXT_HD_CALLED double LightFluxAt(const PlanetOf<Curve>& planet, double dt, double* d,
+                                    double* d_glow, double* du,
                                     const kepler_solve::Eccentric<double>* known = nullptr) {
   using namespace detail;
   const int n_du = planet.curve.n_du;

@@ -20,6 +20,7 @@
 #include "jaxlib_ext/transit/exposure.h"
 #include "jaxlib_ext/transit/orbit.h"
 #include "jaxlib_ext/transit/planet_flux.h"
+#include "jaxlib_ext/transit/transit_window.h"
 
 namespace jaxext::transit {
 
@@ -43,13 +44,13 @@ JAXEXT_HD constexpr int RowOffsetOfU(bool light) {
 // A row of the op's parameters made ready: `row` holds RowOffsetOfU(light)
 // parameters, `epochs` timing variations (ShiftedTime), then `order`
 // coefficients of `law`.
-template <typename T>
+template <typename T, typename Curve>
 JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, limb_dark::Law law,
-                                 bool light, int epochs, Planet* planet) {
-  double p[kParamCount + kLightParamCount], u[2 * limb_dark::kMaxTableSize];
+                                 bool light, int epochs, PlanetOf<Curve>* planet) {
+  double p[kParamCount + kLightParamCount], u[Curve::kMaxCoefficients];
   const int offset = RowOffsetOfU(light);
   for (int j = 0; j < offset; ++j) p[j] = static_cast<double>(row[j]);
-  for (int j = 0; j < order && j < 2 * limb_dark::kMaxTableSize; ++j) {
+  for (int j = 0; j < order && j < Curve::kMaxCoefficients; ++j) {
     u[j] = static_cast<double>(row[offset + epochs + j]);
   }
   MakePlanet(p, geometry, law, u, order, light, planet);
@@ -83,33 +84,44 @@ JAXEXT_HD T ShiftedTime(T t0, T period, const T* variations, int epochs, T t) {
   return t - variations[EpochOf(t0, period, epochs, t)];
 }
 
+// The code an element carries for the planet's light: the row's choice
+// at run time (kEither), or a kernel's for rows without it (kNone) or with it
+// (kOnly), which leaves the other's calls out.
+enum class LightCode { kEither, kNone, kOnly };
+
+// The same for the exposure: T chosen at run time (kEither), or a kernel's
+// for times with T = 0 alone (kInstant) or T != 0 alone (kExposed).
+enum class SpanCode { kEither, kInstant, kExposed };
+
 // Element i: F - 1 at `time` (t[i], or ShiftedTime's) averaged over the
 // exposure T[i] (T = 0: at the time itself; T < 0 or NaN: NaN), stored with
 // its derivatives into `out`.
 // `contacts` (the planet's, FindContacts) and `breaks` (with the planet's
 // light, FindOrbitBreaks): or null to find them here where an exposure
-// needs them. Returns the number of evaluations of F.
-template <typename T>
-JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts,
+// needs them. kCode and kSpan other than kEither: the planet's light and
+// the exposure are as they say. Returns the number of evaluations of F.
+template <LightCode kCode = LightCode::kEither, SpanCode kSpan = SpanCode::kEither, typename T,
+          typename Curve>
+JAXEXT_HD int TransitElement(const PlanetOf<Curve>& planet, const Contacts* contacts,
                              const OrbitBreaks* breaks, T time, const T* exposure,
                              std::int64_t i, const Outputs<T>& out) {
+  const bool light = kCode == LightCode::kEither ? planet.light : kCode == LightCode::kOnly;
   const int n_du = planet.curve.n_du;
   const bool derivatives = out.d[0] != nullptr;
   const bool with_du = out.du[0] != nullptr;
-  double d[kFirstDerivatives], du[kMaxDerivativesInU];
+  double d[kFirstDerivatives], du[Curve::kMaxDerivatives];
   double* d_glow = derivatives ? d + kParamCount + 1 : nullptr;
   const double dt = static_cast<double>(time) - planet.orbit.t0;
   const double span = static_cast<double>(exposure[i]);
   double value;
   int evaluations = 1;
-  if (span == 0) {
-    value = planet.light ? LightFluxAt(planet, dt, derivatives ? d : nullptr, d_glow,
-                                       derivatives ? du : nullptr)
-                         : FluxAt(planet, dt, derivatives ? d : nullptr,
-                                  derivatives ? du : nullptr);
+  if (kSpan == SpanCode::kEither ? span == 0 : kSpan == SpanCode::kInstant) {
+    value = light ? LightFluxAt(planet, dt, derivatives ? d : nullptr, d_glow,
+                                derivatives ? du : nullptr)
+                  : FluxAt(planet, dt, derivatives ? d : nullptr, derivatives ? du : nullptr);
     // The mean's derivative in T vanishes at T = 0.
     d[kParamCount] = value == value ? 0.0 : value;
-  } else if (planet.light) {
+  } else if (light) {
     OrbitBreaks found;
     if (!breaks) {
       found = FindOrbitBreaks(planet);
@@ -129,7 +141,7 @@ JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts,
   out.flux[i] = static_cast<T>(value);
   if (derivatives) {
     for (int j = 0; j <= kParamCount; ++j) out.d[j][i] = static_cast<T>(d[j]);
-    if (planet.light) {
+    if (light) {
       for (int j = kParamCount + 1; j < kFirstDerivatives; ++j) out.d[j][i] = static_cast<T>(d[j]);
     }
     if (with_du) {
@@ -137,6 +149,67 @@ JAXEXT_HD int TransitElement(const Planet& planet, const Contacts* contacts,
     }
   }
   return evaluations;
+}
+
+// Whether the planet cannot reach the star during the exposure [dt - T/2,
+// dt + T/2] (T = 0: at dt): it lies between two of the transit's windows
+// (MakeTransitWindow), where F - 1, its mean and every derivative are 0. No
+// planet's light, a valid planet, finite dt and T >= 0 with T shorter than
+// the gap, and dt within kMaxOrbitIndex orbits of t0 (beyond it the
+// exposure's mean is NaN: VisitExposureNodes); false otherwise.
+template <typename Curve>
+JAXEXT_HD bool OutsideWindows(const PlanetOf<Curve>& planet, double dt, double T) {
+  using namespace detail;
+  if (!planet.valid || planet.light || !IsFinite(dt) || !(T >= 0) ||
+      !(Abs(dt) / planet.orbit.period <= kMaxOrbitIndex)) {
+    return false;
+  }
+  const TransitWindow w = MakeTransitWindow(planet.orbit, planet.r);
+  if (w.every) return false;
+  const double q = dt - T / 2 - w.start;
+  const double into = q - w.period * Floor(q / w.period);
+  return into >= w.width && into + T < w.period;
+}
+
+// The mark the window pass leaves on a time for the pass of kSpan.
+JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode::kExposed; }
+
+// The transit kernels' element i (transit_kernel.cu, and tests/
+// device_path_loops.cc as the host runs it): row i / group_size of `rows`
+// (RowOffsetOfU(light) parameters, `epochs` timing variations, `order`
+// coefficients of `law`) made ready as PlanetOf<Curve>, time t[i] (shifted
+// by its epoch's variation: ShiftedTime), exposure[i]. kWindowPass false:
+// TransitElement<kCode, kSpan>. kWindowPass true, the first of three
+// passes: where the planet is OutsideWindows, F - 1 and every derivative
+// 0; every other element marked (MarkLeft) with WindowMarkOf the pass that
+// computes it, TransitElement<kCode, kInstant> for T = 0, kExposed for the
+// others.
+template <typename Curve, LightCode kCode, SpanCode kSpan, bool kWindowPass, typename T>
+JAXEXT_HD void TransitRowElement(const T* rows, const T* t, const T* exposure, int order,
+                                 std::int64_t group_size, Geometry geometry, limb_dark::Law law,
+                                 bool light, int epochs, std::int64_t i, const Outputs<T>& out) {
+  const int offset = RowOffsetOfU(light);
+  const T* row = rows + (i / group_size) * (offset + epochs + order);
+  PlanetOf<Curve> planet;
+  MakePlanetFromRow(row, order, geometry, law, light, epochs, &planet);
+  const T time =
+      epochs > 0 ? ShiftedTime(row[kT0], row[kPeriod], row + offset, epochs, t[i]) : t[i];
+  if constexpr (kWindowPass) {
+    const double dt = static_cast<double>(time) - planet.orbit.t0;
+    const double span = static_cast<double>(exposure[i]);
+    if (!OutsideWindows(planet, dt, span)) {
+      MarkLeft(out.flux + i,
+               WindowMarkOf(span == 0 ? SpanCode::kInstant : SpanCode::kExposed));
+      return;
+    }
+    out.flux[i] = T(0);
+    if (out.d[0]) {
+      for (int j = 0; j <= kParamCount; ++j) out.d[j][i] = T(0);
+      for (int j = 0; out.du[0] && j < planet.curve.n_du; ++j) out.du[j][i] = T(0);
+    }
+  } else {
+    TransitElement<kCode, kSpan>(planet, nullptr, nullptr, time, exposure, i, out);
+  }
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -331,7 +331,7 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
     block.Evaluate(planet, window, node, n_nodes);
     size_t i = 0, k = 0;
     for (size_t p = 0; p < n_pending; ++p) {
-      ExposureSums sums;
+      ExposureSums<limb_dark::kMaxOrder> sums;
       ClearExposureSums(&sums, n_du);
       double ends = 0;
       for (const size_t stop = i + pending[p].nodes; i < stop; ++i) {

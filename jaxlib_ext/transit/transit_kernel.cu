@@ -10,28 +10,81 @@ namespace jaxext::transit::kernel {
 
 constexpr int kBlockSize = 128;
 
-// Element i: the thread makes its row's planet ready, shifts its time by
-// its epoch's variation (rows with transit times: ShiftedTime) and, where
-// its exposure needs them, finds the contacts or the orbit's breakpoints
-// (TransitElement), then computes its element. One thread per time.
+// The kernels, one thread per time (transit.h's TransitRowElement: the
+// thread makes its row's planet ready and shifts its time by its epoch's
+// variation). The polynomial laws of at most two coefficients (the
+// quadratic law's) hold their law in arrays sized for two coefficients
+// (PlanetOf<PolynomialCurveRow<2>>) and carry the code of the planet's light
+// only where the rows have it (kLowOrderLight, one pass); rows without it
+// run in three passes: kLowOrderWindow over every time writes those between
+// the transit's windows and marks the rest, which kLowOrderInstant (T = 0)
+// and kLowOrderExposed (the others) compute in full warps
+// (cuda/grid_stride.h's LeftPassKernel), the first without the exposure's
+// code. Every other law runs kAny, one pass with any law's row
+// (limb_dark::CurveRow).
+enum Family : int { kAny, kLowOrderWindow, kLowOrderInstant, kLowOrderExposed, kLowOrderLight };
+
+using LowOrderCurve = limb_dark::PolynomialCurveRow<2>;
+
+// The exposures a kernel's code handles (transit.h's SpanCode).
+template <int kFamily>
+constexpr SpanCode kSpanOf = kFamily == kLowOrderInstant   ? SpanCode::kInstant
+                             : kFamily == kLowOrderExposed ? SpanCode::kExposed
+                                                           : SpanCode::kEither;
+
+template <int kFamily>
 struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
-    Planet planet;
-    const int offset = RowOffsetOfU(p.light);
-    const T* row = p.rows + (i / p.group_size) * (offset + p.epochs + p.order);
-    MakePlanetFromRow(row, p.order, p.geometry, p.law, p.light, p.epochs, &planet);
-    const T time = p.epochs > 0
-                       ? ShiftedTime(row[kT0], row[kPeriod], row + offset, p.epochs, p.x[i])
-                       : p.x[i];
-    TransitElement(planet, nullptr, nullptr, time, p.y, i, p.out);
+    if constexpr (kFamily == kAny) {
+      TransitRowElement<limb_dark::CurveRow, LightCode::kEither, SpanCode::kEither, false>(
+          p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.light, p.epochs, i,
+          p.out);
+    } else {
+      constexpr LightCode kCode = kFamily == kLowOrderLight ? LightCode::kOnly : LightCode::kNone;
+      TransitRowElement<LowOrderCurve, kCode, kSpanOf<kFamily>, kFamily == kLowOrderWindow>(
+          p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.light, p.epochs, i,
+          p.out);
+    }
+  }
+
+  // The left passes' test: the window pass marked the time for this pass.
+  template <typename T>
+  __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
+    return IsMarkedLeft(p.out.flux[i], WindowMarkOf(kSpanOf<kFamily>));
   }
 };
 
+// The left passes read the marks of 16 times a thread, all in flight.
+constexpr int kLeftPerThread = 16;
+
+// The times without an exposure: 4 blocks a multiprocessor (128 registers,
+// 36 B spilled; 148 registers uncapped, nothing spilled; nvcc 13.5, sm_90).
+// Capped so, the pass of the exposed times spilled 1,100 B in its
+// exposure's mean (whose running sums live across each node's call of the
+// flux), 380 B uncapped, nothing with one block's bound (254 registers):
+// not capped, until a GPU times the three.
+constexpr int kInstantMinBlocks = 4;
+
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
-  return cuda::LaunchGridStride<kBlockSize>(cuda::BothDtypes<Params, Element>::Of(params),
-                                            stream);
+  if (params.law != limb_dark::Law::kPolynomial || params.order > 2) {
+    return cuda::LaunchGridStride<kBlockSize>(
+        cuda::BothDtypes<Params, Element<kAny>>::Of(params), stream);
+  }
+  if (params.light) {
+    return cuda::LaunchGridStride<kBlockSize>(
+        cuda::BothDtypes<Params, Element<kLowOrderLight>>::Of(params), stream);
+  }
+  cudaError_t status = cuda::LaunchGridStride<kBlockSize>(
+      cuda::BothDtypes<Params, Element<kLowOrderWindow>>::Of(params), stream);
+  if (status == cudaSuccess) {
+    status = cuda::LaunchLeftPass<kBlockSize, kLeftPerThread, kInstantMinBlocks>(
+        cuda::BothDtypes<Params, Element<kLowOrderInstant>>::Of(params), stream);
+  }
+  if (status != cudaSuccess) return status;
+  return cuda::LaunchLeftPass<kBlockSize, kLeftPerThread>(
+      cuda::BothDtypes<Params, Element<kLowOrderExposed>>::Of(params), stream);
 }
 
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);
