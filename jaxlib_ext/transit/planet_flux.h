@@ -21,6 +21,12 @@ struct Glow {
   double cos_offset, sin_offset;
 };
 
+// dF/d(b^2) from dF/db at the separation b (d(b^2) = 2 b db): F is even in
+// b, so its b-derivatives vanish at b = 0, where the quotient is 0/0.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double PerSquareOfB(double b, double d_db) {
+  return b > 0 ? d_db / (2 * b) : 0.0;
+}
+
 // One parameter set made ready for its times, but for the star's law: the
 // orbit, the planet's radius and, with `light`, the planet's light and the
 // star's modulation (`glow`; all 0 without).
@@ -92,8 +98,7 @@ JAXEXT_HD_CALLED double FluxAt(const PlanetOf<Curve>& planet, double dt, double*
   const double b = Sqrt(sky.b2);
   const limb_dark::Flux f = limb_dark::CurveAt(planet.curve, b, planet.r, du);
   if (d) {
-    // db = d(b^2) / (2 b); F is even in b, so dF/db -> 0 where b -> 0.
-    const double chain = b > 0 ? f.d_db / (2 * b) : 0.0;
+    const double chain = PerSquareOfB(b, f.d_db);
     for (int j = 0; j < kParamCount; ++j) d[j] = chain * sky.d_b2[j];
     d[kRadius] = f.d_dr;
   }
@@ -194,9 +199,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Ov
   const double star = 1 + k.star_minus_one;
   const double one_plus_transit = 1 + v.transit.value;
   if (d) {
-    // d(b^2) = 2 b db; F is even in b, so the b-derivatives vanish at b = 0.
-    const double per_b2 =
-        b > 0 ? (v.transit.d_db * star + k.phase * v.d_visible_db) / (2 * b) : 0.0;
+    const double per_b2 = PerSquareOfB(b, v.transit.d_db * star + k.phase * v.d_visible_db);
     JAXEXT_UNROLL
     for (int j = 0; j < kParamCount; ++j) {
       d[j] = per_b2 * d_b2[j] + one_plus_transit * k.d_star[j] + v.visible * k.d_phase[j];

@@ -56,8 +56,8 @@ size_t RunEnd(const T* exposure, size_t i, size_t m, bool exposed) {
 // The eccentric anomaly at dt[0..m) (EccentricAt; kCircular for an orbit of
 // e = 0), with Kepler's equation solved four vectors at a time.
 template <bool kCircular>
-void SolveTimes(const Orbit& orbit, const double* __restrict dt, double* __restrict sin_e,
-                double* __restrict cos_e, double* __restrict omc, size_t m) {
+void SolveTimesOf(const Orbit& orbit, const double* __restrict dt, double* __restrict sin_e,
+                  double* __restrict cos_e, double* __restrict omc, size_t m) {
   const Orbit o = orbit;  // copied: the stores cannot alias it
   JAXEXT_SOLVES_IN_FLIGHT
   for (size_t i = 0; i < m; ++i) {
@@ -65,6 +65,16 @@ void SolveTimes(const Orbit& orbit, const double* __restrict dt, double* __restr
     sin_e[i] = x.s;
     cos_e[i] = x.c;
     omc[i] = x.omc;
+  }
+}
+
+// SolveTimesOf for the orbit: circular (e = 0, E = M) or not.
+void SolveTimes(const Orbit& orbit, const double* __restrict dt, double* __restrict sin_e,
+                double* __restrict cos_e, double* __restrict omc, size_t m) {
+  if (orbit.e == 0) {
+    SolveTimesOf<true>(orbit, dt, sin_e, cos_e, omc, m);
+  } else {
+    SolveTimesOf<false>(orbit, dt, sin_e, cos_e, omc, m);
   }
 }
 
@@ -124,11 +134,7 @@ struct LowOrderBlock {
     for (size_t c = kept; c < Padded(kept); ++c) dt_near[c] = dt_near[0];
     bool shown[kRoom];
     double b_near[kRoom], sin_e[kRoom], cos_e[kRoom], omc[kRoom], den[kRoom];
-    if (orbit.e == 0) {
-      SolveTimes<true>(orbit, dt_near, sin_e, cos_e, omc, Padded(kept));
-    } else {
-      SolveTimes<false>(orbit, dt_near, sin_e, cos_e, omc, Padded(kept));
-    }
+    SolveTimes(orbit, dt_near, sin_e, cos_e, omc, Padded(kept));
     for (size_t c = 0; c < Padded(kept); ++c) {
       const Sky s =
           SkyOfEccentric<false>(orbit, dt_near[c], {sin_e[c], cos_e[c], omc[c], orbit.e, false});
@@ -224,7 +230,7 @@ struct LowOrderBlock {
   double InTransit(size_t k, double* d, double* du) const {
     const limb_dark::Flux f = FluxOf(k, kDerivatives ? du : nullptr);
     if (kDerivatives) {
-      const double chain = b[k] > 0 ? f.d_db / (2 * b[k]) : 0.0;
+      const double chain = PerSquareOfB(b[k], f.d_db);
       for (int j = 0; j < kParamCount; ++j) d[j] = chain * b2_by[j][k];
       d[kRadius] = f.d_dr;
     }
@@ -262,7 +268,7 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
       const size_t count = block.count;
       const size_t* index = block.index;
       for (size_t k = 0; k < count; ++k) {
-        chain[k] = block.b[k] > 0 ? block.f_db[k] / (2 * block.b[k]) : 0.0;
+        chain[k] = PerSquareOfB(block.b[k], block.f_db[k]);
       }
       const auto put = [&](T* column, const double* values) {
         for (size_t k = 0; k < count; ++k) column[start + index[k]] = static_cast<T>(values[k]);
@@ -428,11 +434,7 @@ void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) k.dt[i] = static_cast<double>(t[start + i]) - orbit.t0;
-    if (orbit.e == 0) {
-      SolveTimes<true>(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
-    } else {
-      SolveTimes<false>(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
-    }
+    SolveTimes(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
     for (size_t i = 0; i < m; ++i) {
       const Sky s = SkyOfEccentric<false>(orbit, k.dt[i],
                                           {k.sin_e[i], k.cos_e[i], k.omc[i], orbit.e, false});
