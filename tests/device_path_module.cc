@@ -257,7 +257,7 @@ PYBIND11_MODULE(_device_path, m) {
   m.def("transit", &Transit, py::arg("variant"), py::arg("row"), py::arg("law"),
         py::arg("geometry"), py::arg("t"), py::arg("exposure"), py::arg("derivatives") = false,
         py::arg("light") = false, py::arg("epochs") = 0,
-        "The transit kernel's per-element code (transit_kernel.cu's Element) compiled as "
+        "The transit kernels' per-element code and passes (transit_kernel.cu) compiled as "
         "`variant`, float64, one row of parameters (the orbit, with `light` the planet's "
         "light's five, then `epochs` timing variations, then the law's coefficients): an "
         "array (results, n): F - 1, then with "

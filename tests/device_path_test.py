@@ -67,12 +67,15 @@ tests/limb_dark_test.py) at every region's points, F - 1 within 1e-15 and
 every derivative within 1e-12 relative plus 1e-15; float32 within 1e-7
 relative; refused laws NaN; wrong calls ValueError.
 
-The transit model: the CUDA kernel (jaxlib_ext/transit/transit_kernel.cu)
-makes each element's planet ready and finds its contacts per element
+The transit model: the CUDA kernels (jaxlib_ext/transit/transit_kernel.cu)
+make each element's planet ready and find its contacts per element
 (TransitElement with no shared contacts), where the CPU op does both once
-per row; here that per-element code runs over 300 times around transits,
+per row, and run the laws of at most two coefficients in passes (a window
+pass over every time, then the times it marked, without and with an
+exposure); here those passes run over 300 times around transits,
 a third with exposures, for the polynomial, power-2, nonlinear and
-tabulated laws on circular and eccentric orbits, against the CPU op:
+tabulated laws on circular and eccentric orbits, and over whole orbits
+with the windows' edges and refused inputs, against the CPU op:
 F - 1 within 1e-14 and every derivative (the orbit's, u's, T's) within
 1e-12 of the largest of that derivative's values (at least 1e-12). tests/extreme_inputs_test.cc runs the same device path
 on extreme inputs under a watchdog and the sanitizers.
