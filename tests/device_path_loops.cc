@@ -216,22 +216,27 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
         row, t, exposure, order, group_size, as_geometry, as_law, light, epochs, i, o);
   };
   using AnyLaw = TypeTag<jaxext::limb_dark::CurveRow>;
-  using LowOrder = TypeTag<jaxext::limb_dark::PolynomialCurveRow<2>>;
+  using LowOrder = TypeTag<jaxext::transit::LowOrderCurve>;
   using Either = std::integral_constant<LightCode, LightCode::kEither>;
   using None = std::integral_constant<LightCode, LightCode::kNone>;
   using Only = std::integral_constant<LightCode, LightCode::kOnly>;
   using AnySpan = std::integral_constant<SpanCode, SpanCode::kEither>;
-  const bool low_order = as_law == jaxext::limb_dark::Law::kPolynomial && order <= 2;
+  using jaxext::transit::TransitPlan;
+  const TransitPlan plan = jaxext::transit::PlanOf(as_law, order, light);
   for (std::int64_t i = 0; i < count; ++i) {
-    if (!low_order) {
-      pass(AnyLaw{}, Either{}, AnySpan{}, std::false_type{}, i);
-    } else if (light) {
-      pass(LowOrder{}, Only{}, AnySpan{}, std::false_type{}, i);
-    } else {
-      pass(LowOrder{}, None{}, AnySpan{}, std::true_type{}, i);
+    switch (plan) {
+      case TransitPlan::kAnyLaw:
+        pass(AnyLaw{}, Either{}, AnySpan{}, std::false_type{}, i);
+        break;
+      case TransitPlan::kLowOrderLight:
+        pass(LowOrder{}, Only{}, AnySpan{}, std::false_type{}, i);
+        break;
+      case TransitPlan::kLowOrderPasses:
+        pass(LowOrder{}, None{}, AnySpan{}, std::true_type{}, i);
+        break;
     }
   }
-  if (!low_order || light) return;
+  if (plan != TransitPlan::kLowOrderPasses) return;
   const auto left = [&](auto span) {
     for (std::int64_t i = 0; i < count; ++i) {
       if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(decltype(span)::value))) {

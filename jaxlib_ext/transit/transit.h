@@ -93,6 +93,20 @@ enum class LightCode { kEither, kNone, kOnly };
 // for times with T = 0 alone (kInstant) or T != 0 alone (kExposed).
 enum class SpanCode { kEither, kInstant, kExposed };
 
+// Stores element i into `out`: F - 1 (`value`) and, where the call asks
+// for them, dF/d parameter j from d[j] (with the planet's light, `light`,
+// also its LightParams') and dF/du_j from du[j] for j < n_du; d and du null:
+// every derivative 0.
+template <typename T>
+JAXEXT_HD void StoreElement(const Outputs<T>& out, std::int64_t i, double value, const double* d,
+                            const double* du, bool light, int n_du) {
+  out.flux[i] = static_cast<T>(value);
+  if (!out.d[0]) return;
+  const int columns = light ? kFirstDerivatives : kParamCount + 1;
+  for (int j = 0; j < columns; ++j) out.d[j][i] = d ? static_cast<T>(d[j]) : T(0);
+  for (int j = 0; out.du[0] && j < n_du; ++j) out.du[j][i] = du ? static_cast<T>(du[j]) : T(0);
+}
+
 // Element i: F - 1 at `time` (t[i], or ShiftedTime's) averaged over the
 // exposure T[i] (T = 0: at the time itself; T < 0 or NaN: NaN), stored with
 // its derivatives into `out`.
@@ -108,7 +122,6 @@ JAXEXT_HD int TransitElement(const PlanetOf<Curve>& planet, const Contacts* cont
   const bool light = kCode == LightCode::kEither ? planet.light : kCode == LightCode::kOnly;
   const int n_du = planet.curve.n_du;
   const bool derivatives = out.d[0] != nullptr;
-  const bool with_du = out.du[0] != nullptr;
   double d[kFirstDerivatives], du[Curve::kMaxDerivatives];
   double* d_glow = derivatives ? d + kParamCount + 1 : nullptr;
   const double dt = static_cast<double>(time) - planet.orbit.t0;
@@ -138,16 +151,7 @@ JAXEXT_HD int TransitElement(const PlanetOf<Curve>& planet, const Contacts* cont
     value = ExposureMean(planet, *contacts, dt, span, derivatives ? d : nullptr,
                          derivatives ? du : nullptr, &d[kParamCount], &evaluations);
   }
-  out.flux[i] = static_cast<T>(value);
-  if (derivatives) {
-    for (int j = 0; j <= kParamCount; ++j) out.d[j][i] = static_cast<T>(d[j]);
-    if (light) {
-      for (int j = kParamCount + 1; j < kFirstDerivatives; ++j) out.d[j][i] = static_cast<T>(d[j]);
-    }
-    if (with_du) {
-      for (int j = 0; j < n_du; ++j) out.du[j][i] = static_cast<T>(du[j]);
-    }
-  }
+  StoreElement(out, i, value, d, du, light, n_du);
   return evaluations;
 }
 
@@ -159,20 +163,32 @@ JAXEXT_HD int TransitElement(const PlanetOf<Curve>& planet, const Contacts* cont
 // exposure's mean is NaN: VisitExposureNodes); false otherwise.
 template <typename Curve>
 JAXEXT_HD bool OutsideWindows(const PlanetOf<Curve>& planet, double dt, double T) {
-  using namespace detail;
-  if (!planet.valid || planet.light || !IsFinite(dt) || !(T >= 0) ||
-      !(Abs(dt) / planet.orbit.period <= kMaxOrbitIndex)) {
+  if (!planet.valid || planet.light || !math::IsFinite(dt) || !(T >= 0) ||
+      !(math::Abs(dt) / planet.orbit.period <= kMaxOrbitIndex)) {
     return false;
   }
-  const TransitWindow w = MakeTransitWindow(planet.orbit, planet.r);
-  if (w.every) return false;
-  const double q = dt - T / 2 - w.start;
-  const double into = q - w.period * Floor(q / w.period);
-  return into >= w.width && into + T < w.period;
+  return ExposureMissesWindows(MakeTransitWindow(planet.orbit, planet.r), dt, T);
 }
 
 // The mark the window pass leaves on a time for the pass of kSpan.
 JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode::kExposed; }
+
+// The passes over a call's times (transit_kernel.cu's Launch, and tests/
+// device_path_loops.cc as the host runs them): the polynomial laws of at
+// most two coefficients (the quadratic law's) hold their law in arrays
+// sized for two (PlanetOf<LowOrderCurve>); with the planet's light in one
+// pass (kLowOrderLight, TransitRowElement<LowOrderCurve, kOnly, kEither,
+// false>), without it in three (kLowOrderPasses: the window pass, then the
+// instants', then the exposed times'). Every other law: one pass with any
+// law's row (kAnyLaw, TransitRowElement<CurveRow, kEither, kEither, false>).
+enum class TransitPlan { kAnyLaw, kLowOrderLight, kLowOrderPasses };
+using LowOrderCurve = limb_dark::PolynomialCurveRow<2>;
+
+JAXEXT_HD constexpr TransitPlan PlanOf(limb_dark::Law law, int order, bool light) {
+  return law != limb_dark::Law::kPolynomial || order > 2 ? TransitPlan::kAnyLaw
+         : light                                         ? TransitPlan::kLowOrderLight
+                                                         : TransitPlan::kLowOrderPasses;
+}
 
 // The transit kernels' element i (transit_kernel.cu, and tests/
 // device_path_loops.cc as the host runs it): row i / group_size of `rows`
@@ -202,11 +218,7 @@ JAXEXT_HD void TransitRowElement(const T* rows, const T* t, const T* exposure, i
                WindowMarkOf(span == 0 ? SpanCode::kInstant : SpanCode::kExposed));
       return;
     }
-    out.flux[i] = T(0);
-    if (out.d[0]) {
-      for (int j = 0; j <= kParamCount; ++j) out.d[j][i] = T(0);
-      for (int j = 0; out.du[0] && j < planet.curve.n_du; ++j) out.du[j][i] = T(0);
-    }
+    StoreElement(out, i, 0.0, nullptr, nullptr, false, planet.curve.n_du);
   } else {
     TransitElement<kCode, kSpan>(planet, nullptr, nullptr, time, exposure, i, out);
   }

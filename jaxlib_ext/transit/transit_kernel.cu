@@ -12,19 +12,13 @@ constexpr int kBlockSize = 128;
 
 // The kernels, one thread per time (transit.h's TransitRowElement: the
 // thread makes its row's planet ready and shifts its time by its epoch's
-// variation). The polynomial laws of at most two coefficients (the
-// quadratic law's) hold their law in arrays sized for two coefficients
-// (PlanetOf<PolynomialCurveRow<2>>) and carry the code of the planet's light
-// only where the rows have it (kLowOrderLight, one pass); rows without it
-// run in three passes: kLowOrderWindow over every time writes those between
-// the transit's windows and marks the rest, which kLowOrderInstant (T = 0)
-// and kLowOrderExposed (the others) compute in full warps
-// (cuda/grid_stride.h's LeftPassKernel), the first without the exposure's
-// code. Every other law runs kAny, one pass with any law's row
-// (limb_dark::CurveRow).
+// variation), a family for each pass of transit.h's TransitPlan: kAny
+// (kAnyLaw), kLowOrderLight, and kLowOrderPasses' three: kLowOrderWindow
+// over every time writes those between the transit's windows and marks the
+// rest, which kLowOrderInstant (T = 0) and kLowOrderExposed (the others)
+// compute in full warps (cuda/grid_stride.h's LeftPassKernel), the first
+// without the exposure's code.
 enum Family : int { kAny, kLowOrderWindow, kLowOrderInstant, kLowOrderExposed, kLowOrderLight };
-
-using LowOrderCurve = limb_dark::PolynomialCurveRow<2>;
 
 // The exposures a kernel's code handles (transit.h's SpanCode).
 template <int kFamily>
@@ -59,7 +53,7 @@ struct Element {
 constexpr int kLeftPerThread = 16;
 
 // The times without an exposure: 4 blocks a multiprocessor (128 registers,
-// 36 B spilled; 148 registers uncapped, nothing spilled; nvcc 13.5, sm_90).
+// 28 B spilled; 148 registers uncapped, nothing spilled; nvcc 13.5, sm_90).
 // Capped so, the pass of the exposed times spilled 1,100 B in its
 // exposure's mean (whose running sums live across each node's call of the
 // flux), 380 B uncapped, nothing with one block's bound (254 registers):
@@ -68,13 +62,15 @@ constexpr int kInstantMinBlocks = 4;
 
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
-  if (params.law != limb_dark::Law::kPolynomial || params.order > 2) {
-    return cuda::LaunchGridStride<kBlockSize>(
-        cuda::BothDtypes<Params, Element<kAny>>::Of(params), stream);
-  }
-  if (params.light) {
-    return cuda::LaunchGridStride<kBlockSize>(
-        cuda::BothDtypes<Params, Element<kLowOrderLight>>::Of(params), stream);
+  switch (PlanOf(params.law, params.order, params.light)) {
+    case TransitPlan::kAnyLaw:
+      return cuda::LaunchGridStride<kBlockSize>(
+          cuda::BothDtypes<Params, Element<kAny>>::Of(params), stream);
+    case TransitPlan::kLowOrderLight:
+      return cuda::LaunchGridStride<kBlockSize>(
+          cuda::BothDtypes<Params, Element<kLowOrderLight>>::Of(params), stream);
+    case TransitPlan::kLowOrderPasses:
+      break;
   }
   cudaError_t status = cuda::LaunchGridStride<kBlockSize>(
       cuda::BothDtypes<Params, Element<kLowOrderWindow>>::Of(params), stream);

@@ -64,10 +64,29 @@ JAXEXT_HD TransitWindow MakeTransitWindow(const Orbit& o, double r) {
   return w;
 }
 
+namespace detail {
+
+// How far dt - start lies into its orbit: in [0, period] (period itself
+// where rounding gives it), NaN for NaN and +-inf.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double IntoOrbit(const TransitWindow& w, double dt) {
+  const double q = dt - w.start;
+  return q - w.period * Floor(q / w.period);
+}
+
+}  // namespace detail
+
 // Whether the planet may overlap the star at dt (false for NaN and +-inf).
 JAXEXT_HD JAXEXT_ALWAYS_INLINE bool MayTransit(const TransitWindow& w, double dt) {
-  const double q = dt - w.start;
-  return w.every || q - w.period * detail::Floor(q / w.period) < w.width;
+  return w.every || detail::IntoOrbit(w, dt) < w.width;
+}
+
+// Whether the whole exposure [dt - T/2, dt + T/2] (T >= 0, finite dt) lies
+// between two windows: false where `every`, and where rounding puts its
+// start at exactly a period into the orbit (MayTransit says no transit
+// there; this test keeps the exposure).
+JAXEXT_HD bool ExposureMissesWindows(const TransitWindow& w, double dt, double T) {
+  const double into = detail::IntoOrbit(w, dt - T / 2);
+  return !w.every && into >= w.width && into + T < w.period;
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
