@@ -460,8 +460,9 @@ void MalformedCalls() {
 // a time, a circular orbit's without a solve, the overlap found from b^2);
 // LightFluxAt (planet_flux.h) computes a time at a time what the blocks
 // must give to rounding. Over two orbits (the transit, the eclipse and the
-// phase curve between, denser next to the contacts), NaN and inf times
-// among them, a circular and an eccentric orbit: the value, every
+// phase curve between, denser next to the contacts; blocks of the phase
+// curve alone, with a time or two where the disks overlap), NaN and inf
+// times among them, a circular and an eccentric orbit: the value, every
 // derivative and dF/du.
 void LightBlocks(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -477,11 +478,17 @@ void LightBlocks(std::mt19937_64& rng) {
     HostBuffer t = MakeBuffer<double>({static_cast<int64_t>(n)});
     HostBuffer exposure = MakeBuffer<double>({static_cast<int64_t>(n)});
     for (size_t i = 0; i < n; ++i) {
-      // Half the times anywhere in two orbits, half within 0.1 (a tenth
-      // of a day) of a conjunction.
+      // The first half: half the times anywhere in two orbits, half within
+      // 0.1 (a tenth of a day) of a conjunction. The second: within 0.3 of
+      // a quadrature (the phase curve alone), every 97th near a
+      // conjunction, so that blocks hold no overlap, or one or two.
       const double conjunction = p[kT0] + 0.5 * std::floor(4 * unit(rng)) * p[kPeriod];
-      t.data<double>()[i] = i % 2 ? p[kT0] + 2 * p[kPeriod] * (unit(rng) - 0.25)
-                                  : conjunction + 0.2 * (unit(rng) - 0.5);
+      const double near = conjunction + 0.2 * (unit(rng) - 0.5);
+      const double anywhere = p[kT0] + 2 * p[kPeriod] * (unit(rng) - 0.25);
+      const double quadrature = conjunction + 0.25 * p[kPeriod] + 0.6 * (unit(rng) - 0.5);
+      t.data<double>()[i] = i < n / 2 ? (i % 2 ? anywhere : near)
+                            : i % 97 == 0 ? near
+                                          : quadrature;
     }
     t.data<double>()[17] = std::numeric_limits<double>::quiet_NaN();
     t.data<double>()[1000] = HUGE_VAL;

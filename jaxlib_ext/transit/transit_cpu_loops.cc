@@ -397,14 +397,15 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
 // without a solve), its position in the orbit (SkyOfEccentric) and, where the
 // disks do not overlap, F - 1 of the phase curve and the star's modulation
 // (CombineLight of LightTermsAt with no overlap) with its derivatives, in
-// loops over the times that clang vectorises; then the times where the
-// disks overlap (b < 1 + r): a transit's of a low-order law from
+// loops over the times that clang vectorises (kCircular: an orbit of e = 0,
+// where 1 - e cos E is 1); then, in a block where the disks overlap (b < 1 +
+// r) at some time, those times: a transit's of a low-order law from
 // LowOrderBlock's gathered points, the others' from OverlapAt, each
 // combined a time at a time; NaN and infinite times by TransitElement. The
 // same values as LightFluxAt's to rounding.
-template <bool kDerivatives, typename T>
-void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
-                const Outputs<T>& out, size_t begin, size_t end) {
+template <bool kDerivatives, bool kCircular, typename T>
+void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
+                  const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
   constexpr int kGrads = kParamCount + kLightParamCount;
   // Copied: the loops' stores cannot then alias them, which vectorising
@@ -422,28 +423,32 @@ void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T
   // Tens of kB: on the heap, not the pool thread's stack.
   struct Scratch {
     double dt[kBlock], value[kBlock], grad[kGrads][kBlock];
-    double sin_e[kBlock], cos_e[kBlock], omc[kBlock], den[kBlock], xw[kBlock], yw[kBlock];
-    double b2[kBlock];
-    bool front[kBlock], overlap[kBlock];
+    double sin_e[kBlock], cos_e[kBlock], omc[kBlock];
+    bool overlap[kBlock];
+    size_t at[kBlock];  // the times where the disks overlap
     double dt_in[kBlock];
     size_t in[kBlock];
     LowOrderBlock<kDerivatives, kBlock> transits;
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
   Scratch& k = *scratch;
+  // The position of time i of the block (1 - e cos E of a circular orbit: 1).
+  const auto sky_at = [&](size_t i) {
+    Sky s =
+        SkyOfEccentric<false>(orbit, k.dt[i], {k.sin_e[i], k.cos_e[i], k.omc[i], orbit.e, false});
+    if (kCircular) s.den = 1.0;
+    return s;
+  };
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) k.dt[i] = static_cast<double>(t[start + i]) - orbit.t0;
-    SolveTimes(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
+    SolveTimesOf<kCircular>(orbit, k.dt, k.sin_e, k.cos_e, k.omc, m);
+    size_t overlaps = 0;
     for (size_t i = 0; i < m; ++i) {
-      const Sky s = SkyOfEccentric<false>(orbit, k.dt[i],
-                                          {k.sin_e[i], k.cos_e[i], k.omc[i], orbit.e, false});
-      k.b2[i] = s.b2;
-      k.front[i] = s.front;
-      k.overlap[i] = !(s.b2 >= reach2) || !(k.dt[i] - k.dt[i] == 0);
-      k.den[i] = s.den;
-      k.xw[i] = s.xw;
-      k.yw[i] = s.yw;
+      const Sky s = sky_at(i);
+      const bool overlap = !(s.b2 >= reach2) || !(k.dt[i] - k.dt[i] == 0);
+      k.overlap[i] = overlap;
+      overlaps += overlap;
       const LightTerms terms = LightTermsAt(orbit, glow, s.xw, s.yw, s.den, nullptr, nullptr);
       k.value[i] = CombineLight(terms, none, kNoB, nullptr, 0, nullptr, nullptr, nullptr);
     }
@@ -451,8 +456,9 @@ void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T
       for (size_t i = 0; i < m; ++i) {
         double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount], d[kParamCount];
         double d_glow[kLightParamCount];
-        SkyGradient(orbit, k.dt[i], k.sin_e[i], k.cos_e[i], k.den[i], d_b2, d_xw, d_yw);
-        const LightTerms terms = LightTermsAt(orbit, glow, k.xw[i], k.yw[i], k.den[i], d_xw, d_yw);
+        const Sky s = sky_at(i);
+        SkyGradient(orbit, k.dt[i], s.sin_e, s.cos_e, s.den, d_b2, d_xw, d_yw);
+        const LightTerms terms = LightTermsAt(orbit, glow, s.xw, s.yw, s.den, d_xw, d_yw);
         CombineLight(terms, none, kNoB, d_b2, 0, d, d_glow, nullptr);
         for (int j = 0; j < kParamCount; ++j) k.grad[j][i] = d[j];
         for (int j = 0; j < kLightParamCount; ++j) k.grad[kParamCount + j][i] = d_glow[j];
@@ -474,32 +480,37 @@ void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T
         for (size_t i = 0; i < m; ++i) out.du[j][start + i] = 0;
       }
     }
+    if (overlaps == 0) continue;
+    size_t n_at = 0;
+    for (size_t i = 0; i < m; ++i) {
+      if (k.overlap[i]) k.at[n_at++] = i;
+    }
     // The transits of a low-order law, gathered into LowOrderBlock.
     size_t n_in = 0;
-    for (size_t i = 0; i < m; ++i) {
-      if (low_order && k.overlap[i] && k.front[i] && k.dt[i] - k.dt[i] == 0) {
+    for (size_t a = 0; low_order && a < n_at; ++a) {
+      const size_t i = k.at[a];
+      if (k.dt[i] - k.dt[i] == 0 && sky_at(i).front) {
         k.in[n_in] = i;
         k.dt_in[n_in++] = k.dt[i];
       }
     }
     if (n_in > 0) k.transits.Evaluate(planet, every, k.dt_in, n_in);
     size_t next_in = 0, next_transit = 0;
-    for (size_t i = 0; i < m; ++i) {
-      if (!k.overlap[i]) continue;
+    for (size_t a = 0; a < n_at; ++a) {
+      const size_t i = k.at[a];
       const size_t e = start + i;
       if (!(k.dt[i] - k.dt[i] == 0)) {
         TransitElement(planet, nullptr, nullptr, t[e], exposure, static_cast<std::int64_t>(e), out);
         continue;
       }
+      const Sky s = sky_at(i);
       double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
       double d[kParamCount], d_glow[kLightParamCount], du[kMaxDerivativesInU];
-      if (kDerivatives) {
-        SkyGradient(orbit, k.dt[i], k.sin_e[i], k.cos_e[i], k.den[i], d_b2, d_xw, d_yw);
-      }
-      const LightTerms terms = LightTermsAt(orbit, glow, k.xw[i], k.yw[i], k.den[i],
-                                            kDerivatives ? d_xw : nullptr, d_yw);
+      if (kDerivatives) SkyGradient(orbit, k.dt[i], s.sin_e, s.cos_e, s.den, d_b2, d_xw, d_yw);
+      const LightTerms terms =
+          LightTermsAt(orbit, glow, s.xw, s.yw, s.den, kDerivatives ? d_xw : nullptr, d_yw);
       double* du_or_null = n_du ? du : nullptr;
-      const double b = std::sqrt(k.b2[i]);
+      const double b = std::sqrt(s.b2);
       Overlap overlap;
       const bool gathered = next_in < n_in && k.in[next_in] == i;
       if (gathered) ++next_in;
@@ -508,7 +519,7 @@ void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T
         overlap = none;
         overlap.transit = k.transits.FluxOf(next_transit++, du_or_null);
       } else {
-        overlap = OverlapAt(planet, k.front[i], b, du_or_null);
+        overlap = OverlapAt(planet, s.front, b, du_or_null);
       }
       const double value = CombineLight(terms, overlap, b, d_b2, n_du,
                                         kDerivatives ? d : nullptr, d_glow, du_or_null);
@@ -520,6 +531,17 @@ void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T
       }
       for (int j = 0; j < n_du; ++j) out.du[j][e] = static_cast<T>(du[j]);
     }
+  }
+}
+
+// LightTimesOf for the orbit: circular (e = 0) or not.
+template <bool kDerivatives, typename T>
+void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
+                const Outputs<T>& out, size_t begin, size_t end) {
+  if (planet.orbit.e == 0) {
+    LightTimesOf<kDerivatives, true>(planet, low_order, t, exposure, out, begin, end);
+  } else {
+    LightTimesOf<kDerivatives, false>(planet, low_order, t, exposure, out, begin, end);
   }
 }
 
