@@ -184,7 +184,9 @@ enum class NodeLoop : int { kUnrolled, kRolled };
 
 // A rule's N nodes (node_at(j), j < N) added to m as kSum says. On a CPU,
 // every node first into arrays, then loops over them that vectorise
-// (AddLawAt and the others). On a GPU (JAXEXT_DEVICE_PATH), one node after
+// (AddLawAt and the others); node_at, a lambda marked JAXEXT_ALWAYS_INLINE
+// (a call per node keeps the first loop from vectorising: the contact
+// rule's nodes took twice the time so). On a GPU (JAXEXT_DEVICE_PATH), one node after
 // another straight into the sums (the same functions with N = 1): arrays
 // of N values per thread would live in local memory (the sums' order
 // differs from the CPU's by rounding), the loop as kLoop says.
@@ -244,7 +246,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void InsideLawMomentsInline(const LawTerms& t, do
   constexpr Table<M> kCos = HalfPeriodMidCos<M>();
   const double w = 2 * kPi / M;  // each node stands for two
   const double br = b * r;
-  const auto node_at = [&](int j) {
+  const auto node_at = [&](int j) JAXEXT_ALWAYS_INLINE {
     const double cos_psi = kCos.v[j];
     return EdgeNode{Sqrt(a + 2 * br * cos_psi), 0.0, w * (r * r - br * cos_psi), w * r,
                     -w * r * cos_psi};
@@ -273,7 +275,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void CrossingLawMomentsInline(const LawTerms& t,
   const double b = geo.b, r = geo.r;
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
   const double r_rmb = r * (r - b);
-  const auto node_at = [&](int j) {
+  const auto node_at = [&](int j) JAXEXT_ALWAYS_INLINE {
     const double cos_t = TableAt<GradedHalfPiCos>(j), sin2 = TableAt<GradedHalfPiSin2>(j);
     const double w = 2 * TableAt<GradedHalfPiWeight>(j) * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
     return EdgeNode{c * cos_t, 0.0, w * (r_rmb + 0.5 * c2 * sin2), w * r,
@@ -305,7 +307,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
   const double r_rpb = r * (r + b);
   // The law at X over [u_lo, pi], u = u_lo + span s^5.
   const double span = kPi - u_lo;
-  const auto at_x = [&](int j) {
+  const auto at_x = [&](int j) JAXEXT_ALWAYS_INLINE {
     const double s = TableAt<GaussUnitNode>(j), s2 = s * s, s4 = s2 * s2;
     const double w = 2 * TableAt<GaussUnitWeight>(j) * 5 * span * s4;
     const double sin_half = SinCosOfNode(0.5 * (u_lo + span * s4 * s)).sin;
@@ -321,7 +323,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
   // is below 1e-18, but for that limb part, whose integral grows as
   // log(1 / k') (the intensity is infinite on the limb).
   const ContactMap map = MakeContactMap(geo, crossing ? eps : Max(eps, kContactMinK));
-  const auto difference = [&](int j) {
+  const auto difference = [&](int j) JAXEXT_ALWAYS_INLINE {
     // t = t_max s^4: z^alpha (crossing) and X^alpha (inside) at t = 0, of
     // order s^(4 alpha) (s^3 left power2's alpha = 0.05 at 3e-10 relative
     // in d/db; s^5, as in the first part, loses the branch points'
@@ -338,7 +340,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
   // The intensity's limb part at z alone, t = t_max s: at t = 0 it is
   // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
   // both vanish as t); its branch points are at t = +-i pi / 2.
-  const auto limb_part = [&](int j) {
+  const auto limb_part = [&](int j) JAXEXT_ALWAYS_INLINE {
     const ContactPoint p = ContactMapAt(map, map.t_max * TableAt<GaussUnitNode>(j));
     const double w = 2 * map.t_max * TableAt<GaussUnitWeight>(j) * p.du;
     return EdgeNode{Sqrt(Max(p.z2, 0.0)), 0.0, 0.0, w * r,
