@@ -216,8 +216,15 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
     double b[kLawBlock], sign_b[kLawBlock], r[kLawBlock];
     double limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
   };
+  // The points past the inside rules, gathered: their place, b, r, and
+  // their rule with what it keeps.
+  struct EdgePoints {
+    int at[kLawBlock], rule[kLawBlock];
+    double b[kLawBlock], r[kLawBlock], limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
+  };
   struct Scratch {
     BlockPoints points;
+    EdgePoints edge;
     int by_rule[kLawBlock];  // places in the block, sorted by rule
     PowerLanes lanes;
     BlockSums sums;
@@ -225,6 +232,7 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
   BlockPoints& p = scratch->points;
+  EdgePoints& edge = scratch->edge;
   PowerLanes& l = scratch->lanes;
   BlockSums* sums = &scratch->sums;
   PowerOutputs* outputs = &scratch->outputs;
@@ -243,31 +251,49 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
       p.b[i] = bb;
       p.sign_b[i] = point.sign_b;
       p.r[i] = ri;
-      p.limb[i] = p.c2[i] = p.k2[i] = 0;  // the crossing rule's, below
     }
-    // ... then the crossing rule, where ChooseEdgeRule picks it (Geometry's
-    // 2 kappa1, 1 - (b - r)^2 and k^2 kept), and the points left one at a
-    // time.
+    // ... then, for the points past them (gathered), the crossing rule where
+    // ChooseEdgeRule picks it (Geometry's 2 kappa1, 1 - (b - r)^2 and k^2
+    // kept), else kPowerRules, in a loop that vectorises...
+    int n_edge = 0;
+    for (int i = 0; i < size; ++i) {
+      edge.at[n_edge] = i;
+      n_edge += p.rule[i] == kInsideRules;
+    }
+    for (int e = 0; e < n_edge; ++e) {
+      edge.b[e] = p.b[edge.at[e]];
+      edge.r[e] = p.r[edge.at[e]];
+    }
+    for (int e = 0; e < n_edge; ++e) {
+      const double bb = edge.b[e], ri = edge.r[e];
+      const Geometry geo = MakeGeometry(bb, ri);
+      const double a = (1 - ri) * (1 + ri) - bb * bb;
+      edge.rule[e] = ChooseEdgeRule(geo, a) == EdgeRule::kCrossing ? kCrossingRule : kPowerRules;
+      edge.limb[e] = 2 * geo.kappa1;
+      edge.c2[e] = geo.one_minus_bmr2;
+      edge.k2[e] = geo.k2;
+    }
+    for (int e = 0; e < n_edge; ++e) {
+      const int i = edge.at[e];
+      p.rule[i] = edge.rule[e];
+      p.limb[i] = edge.limb[e];
+      p.c2[i] = edge.c2[e];
+      p.k2[i] = edge.k2[e];
+    }
+    // ... and the points of kPowerRules one at a time.
     // count[rule + 1]: the points of each rule (kPowerRules included), then
     // where each rule's points start in by_rule.
     int count[kPowerRules + 2] = {};
-    for (int i = 0; i < size; ++i) {
-      int rule = p.rule[i];
-      if (rule == kInsideRules) {
-        const double bb = p.b[i], ri = p.r[i];
-        const Geometry geo = MakeGeometry(bb, ri);
-        const double a = (1 - ri) * (1 + ri) - bb * bb;
-        rule = ChooseEdgeRule(geo, a) == EdgeRule::kCrossing ? kCrossingRule : kPowerRules;
-        p.rule[i] = rule;
-        p.limb[i] = 2 * geo.kappa1;
-        p.c2[i] = geo.one_minus_bmr2;
-        p.k2[i] = geo.k2;
-      }
-      if (rule == kPowerRules) {
+    for (int rule = 0; rule <= kPowerRules; ++rule) {
+      int points = 0;
+      for (int i = 0; i < size; ++i) points += p.rule[i] == rule;
+      count[rule + 1] = points;
+    }
+    for (int i = 0; count[kPowerRules + 1] > 0 && i < size; ++i) {
+      if (p.rule[i] == kPowerRules) {
         StoreLawPoint(LawLightCurvePoint(row, static_cast<double>(b[start + i]), p.r[i]), order,
                       start + i, flux, d_db, d_dr, d_du);
       }
-      ++count[rule + 1];
     }
     for (int rule = 0; rule <= kPowerRules; ++rule) count[rule + 1] += count[rule];
     int next[kPowerRules + 1];
@@ -283,6 +309,10 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
         l.b[j] = p.b[i];
         l.r[j] = p.r[i];
         l.sign_b[j] = p.sign_b[i];
+        l.limb[j] = 0;  // the limb's share: the crossing rule's alone
+      }
+      for (int j = 0; rule == kCrossingRule && j < padded; ++j) {
+        const int i = scratch->by_rule[first + (j < lanes ? j : 0)];
         l.limb[j] = p.limb[i];
         l.c2[j] = p.c2[i];
         l.k2[j] = p.k2[i];
