@@ -43,7 +43,7 @@ EXPOSURE_RULE_COUNTS = (3, 4, 5, 6, 8, 10, 12, 16)
 # The inside rule's node counts M of the power laws' CPU blocks
 # (law_blocks.h; law_flux.h's per-point path takes 8, 16 and 32 of them),
 # and the error the largest x = 2 b r / a each serves must stay under.
-INSIDE_RULE_NODES = (4, 6, 8, 12, 16, 24, 32, 64, 128)
+INSIDE_RULE_NODES = (4, 6, 8, 12, 16, 24, 32, 64)
 INSIDE_RULE_ERROR = 1e-17
 ATAN_DEGREE = 10
 # Coefficients of the exponential law's polynomial (laws.h, kExponentialTails).

@@ -2,7 +2,7 @@
 // coefficients, square root) at many points at once, on the CPU: one point
 // per vector lane, each step a loop over the lanes that the compiler
 // vectorises, for the two rules most points take: inside the disk (the
-// midpoint rule of 4 to 128 nodes, kInsideNodes) and crossing the limb (the
+// midpoint rule of 4 to 64 nodes, kInsideNodes) and crossing the limb (the
 // graded rule of 32 nodes). law_flux.h evaluates one point at a time, its
 // nodes across the lanes: a chain of 8 to 32 nodes, too short to keep the
 // vector units busy; here the lanes are independent points. Both take

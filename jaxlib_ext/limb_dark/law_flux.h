@@ -36,9 +36,10 @@
 // for the logarithmic and exponential laws and next to the contacts). A
 // power law's points inside the disk and crossing the limb take
 // power_sums.h's nodes, powers and flux, which the CPU light curve's blocks
-// (law_blocks.h) share; those blocks' inside rule takes 4 to 128 nodes by x
-// (kInsideNodes) and so serves x up to 0.988, where this path takes the
-// contact rule past x = 0.85.
+// (law_blocks.h) share; those blocks' inside rule takes 4 to 64 nodes by x
+// (kInsideNodes) and so serves x up to 0.955, where this path takes the
+// contact rule past x = 0.85 (the blocks leave it the points beyond: 128
+// nodes a lane took longer than its 96 nodes a point).
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 

@@ -37,7 +37,7 @@ namespace {
 // against the FMA variants, next to b = r = 1.5).
 constexpr double kTolerance = 1e-14;
 // The power laws' blocks against LawLightCurvePoint: the same rules but for
-// the inside rule's node count (the blocks' midpoint rule up to x = 0.988,
+// the inside rule's node count (the blocks' midpoint rule up to x = 0.955,
 // where LawLightCurvePoint takes the contact rule from x = 0.85), sums in
 // another order. Measured 2026-11-27: at most 7.5e-14, next to the inner
 // contact (b + r = 0.96 to 0.997), where the two paths take different rules.
