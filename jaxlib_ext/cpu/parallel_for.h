@@ -23,10 +23,12 @@ inline constexpr size_t kChunkElements = 8 * 1024;
 inline constexpr size_t kChunkAlign = 64;
 static_assert(kChunkElements % kChunkAlign == 0, "chunks must be aligned");
 
-// The chunk size for n elements on `threads` threads (the caller included):
-// n split evenly, rounded up to kChunkAlign, at most kChunkElements.
-inline size_t ChunkElements(size_t n, size_t threads) {
-  const size_t even = (n + threads - 1) / threads;
+// The chunk size for n elements on `threads` threads (the caller included),
+// `per_thread` chunks each: n split evenly, rounded up to kChunkAlign, at
+// most kChunkElements.
+inline size_t ChunkElements(size_t n, size_t threads, size_t per_thread = 1) {
+  const size_t parts = threads * per_thread;
+  const size_t even = (n + parts - 1) / parts;
   const size_t aligned = (even + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
   return std::min(kChunkElements, std::max(kChunkAlign, aligned));
 }
@@ -81,14 +83,19 @@ struct ParallelJob {
 // Calls body(begin, end) on disjoint ranges covering [0, n), on the calling
 // thread alone when n < min_parallel (an op's own threshold: where its
 // per-element cost outweighs scheduling), else on it and the pool's threads,
-// in chunks of ChunkElements(n, threads). Returns when every range is done.
-// `body` is copied; it must not throw.
+// in chunks of ChunkElements(n, threads, chunks_per_thread): more than one a
+// thread where the elements' costs differ along the array (a transit's times
+// in one stretch of a sorted light curve), so that the threads share the
+// dear ones; rounded up to a multiple of `unit`. Returns when every range is
+// done. `body` is copied; it must not throw.
 template <typename Body>
-void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n,
-                 size_t min_parallel, Body body) {
+void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n, size_t min_parallel, Body body,
+                 size_t chunks_per_thread = 1, size_t unit = 1) {
   const int64_t pool_threads =
       n < min_parallel ? 0 : thread_pool.num_threads();
-  const size_t chunk = ChunkElements(n, static_cast<size_t>(pool_threads) + 1);
+  const size_t even =
+      ChunkElements(n, static_cast<size_t>(pool_threads) + 1, chunks_per_thread);
+  const size_t chunk = (even + unit - 1) / unit * unit;
   if (pool_threads <= 0 || n <= chunk) {
     body(size_t{0}, n);
     return;
@@ -106,19 +113,25 @@ void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n,
 
 // ParallelFor over the elements of an op whose elements come in rows (a
 // shared operand's row serving group_size consecutive elements): calls
-// body(row, begin, end) on runs [begin, end) that lie within one row, so
-// that a range split across threads may start or end inside a row.
+// body(row, begin, end) on runs [begin, end) that lie within one row. With
+// two rows or more, the chunks are whole rows (a row's set-up, such as the
+// transit's contact times, then runs once a call: vmapped chains or
+// planets); a single row's elements are split.
 template <typename Body>
 void ParallelForRows(xla::ffi::ThreadPool& thread_pool, size_t n, size_t group_size,
-                     size_t min_parallel, Body body) {
-  ParallelFor(thread_pool, n, min_parallel, [=](size_t begin, size_t end) {
-    while (begin < end) {
-      const size_t row = begin / group_size;
-      const size_t stop = std::min(end, (row + 1) * group_size);
-      body(row, begin, stop);
-      begin = stop;
-    }
-  });
+                     size_t min_parallel, Body body, size_t chunks_per_thread = 1) {
+  const size_t unit = group_size > 0 && n >= 2 * group_size ? group_size : 1;
+  ParallelFor(
+      thread_pool, n, min_parallel,
+      [=](size_t begin, size_t end) {
+        while (begin < end) {
+          const size_t row = begin / group_size;
+          const size_t stop = std::min(end, (row + 1) * group_size);
+          body(row, begin, stop);
+          begin = stop;
+        }
+      },
+      chunks_per_thread, unit);
 }
 
 }  // namespace jaxext

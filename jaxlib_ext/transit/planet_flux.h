@@ -246,7 +246,7 @@ JAXEXT_HD_CALLED double LightFluxAt(const PlanetOf<Curve>& planet, double dt, do
       known ? SkyOfEccentric<false>(planet.orbit, dt, *known) : SkyAt(planet.orbit, dt, false);
   if (d) SkyGradient(planet.orbit, dt, sky.sin_e, sky.cos_e, sky.den, d_b2, d_xw, d_yw);
   const LightTerms terms = LightTermsAt(planet.orbit, planet.glow, sky.xw, sky.yw, sky.den,
-                                        d ? d_xw : nullptr, d_yw);
+                                        d ? d_xw : nullptr, d ? d_yw : nullptr);
   const double b = Sqrt(sky.b2);
   const Overlap overlap = OverlapAt(planet, sky.front, b, du);
   return CombineLight(terms, overlap, b, d_b2, n_du, d, d_glow, du);

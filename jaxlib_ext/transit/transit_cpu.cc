@@ -31,13 +31,28 @@ namespace {
 constexpr double kParallelMinNanoseconds = 150e3;
 
 // The call's work on one thread as the split weighs it: about 10 ns a time
-// (25 with the planet's light), 2.5 times that with the derivatives (one
-// thread of a 2-core AMD EPYC, half the times in transit). Exposures are
-// weighed as times: calls with exposures measured no faster split below
-// about 10,000 times, though each costs some 170 ns more.
-double EstimatedNanoseconds(size_t n, bool light, bool derivatives) {
-  return (light ? 25.0 : 10.0) * (derivatives ? 2.5 : 1.0) * static_cast<double>(n);
+// (25 with the planet's light), and 80 more a time with an exposure (170 in
+// transit, little out of it), 2.5 times that with the derivatives (one
+// thread of a 2-core AMD EPYC, half the times in transit).
+double EstimatedNanoseconds(size_t n, size_t exposed, bool light, bool derivatives) {
+  const double per_time = light ? 25.0 : 10.0;
+  return (per_time * static_cast<double>(n) + 80.0 * static_cast<double>(exposed)) *
+         (derivatives ? 2.5 : 1.0);
 }
+
+// The times with an exposure (T != 0; NaN counts), in a loop that vectorises.
+template <typename T>
+size_t ExposedTimes(const T* exposure, size_t n) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += exposure[i] != 0;
+  return count;
+}
+
+// A split's chunks a thread: the times in transit, where the work is, lie
+// in stretches of a sorted light curve; one chunk a thread left the
+// transit in one of three (the caller and a 2-core host's two pool
+// threads) and the call no faster than on one thread.
+constexpr size_t kChunksPerThread = 4;
 
 ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ffi::AnyBuffer t,
                           ffi::AnyBuffer exposure, ffi::Result<ffi::AnyBuffer> flux,
@@ -62,15 +77,16 @@ ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ff
     const int n_epochs = layout.epochs;
     const size_t width =
         RowOffsetOfU(with_light) + static_cast<size_t>(n_epochs) + static_cast<size_t>(l.order);
-    const bool split =
-        EstimatedNanoseconds(l.n, with_light, l.d[0] != nullptr) >= kParallelMinNanoseconds;
-    ParallelForRows(thread_pool, l.n, l.group_size, split ? 0 : l.n + 1,
-                    [=](size_t row, size_t begin, size_t end) {
-                      const Outputs<T> out =
-                          limb_dark::OutputsFrom<T, kFirstDerivatives>(l, f_data, begin);
-                      loop(p_data + row * width, l.order, geometry, l.law, with_light,
-                           n_epochs, t_data + begin, x_data + begin, out, end - begin);
-                    });
+    const bool split = EstimatedNanoseconds(l.n, ExposedTimes(x_data, l.n), with_light,
+                                            l.d[0] != nullptr) >= kParallelMinNanoseconds;
+    ParallelForRows(
+        thread_pool, l.n, l.group_size, split ? 0 : l.n + 1,
+        [=](size_t row, size_t begin, size_t end) {
+          const Outputs<T> out = limb_dark::OutputsFrom<T, kFirstDerivatives>(l, f_data, begin);
+          loop(p_data + row * width, l.order, geometry, l.law, with_light, n_epochs,
+               t_data + begin, x_data + begin, out, end - begin);
+        },
+        kChunksPerThread);
     return ffi::Error::Success();
   });
 }

@@ -287,21 +287,24 @@ void TimingVariations(std::mt19937_64& rng, TimesOrder order) {
                   a.message + b.message);
 }
 
-// Rows of params, each serving its own times, equal one call per row.
+// Rows of params, each serving its own times, equal one call per row; on
+// three threads, enough times (a quarter with exposures) for the handler to
+// split the call, in chunks that cross the rows.
 template <typename T>
 void GroupedCalls(std::mt19937_64& rng) {
+  constexpr int kTimes = 1000;
   const std::vector<std::vector<double>> rows = {
       {3.0, 0.1, 8.0, 0.3, 0.1, 0.0, 0.0, 0.4, 0.26},
       {5.0, -0.2, 12.0, 0.5, 0.05, 0.3, 1.0, 0.2, 0.3},
       {2.0, 0.0, 6.0, 0.9, 0.15, 0.6, -2.0, 0.5, 0.1}};
   HostBuffer params = RowsBuffer<T>(rows, {3});
-  HostBuffer t = MakeBuffer<T>({3, 40}), exposure = MakeBuffer<T>({3, 40});
+  HostBuffer t = MakeBuffer<T>({3, kTimes}), exposure = MakeBuffer<T>({3, kTimes});
   for (size_t k = 0; k < rows.size(); ++k) {
-    HostBuffer tk = MakeBuffer<T>({40}), xk = MakeBuffer<T>({40});
+    HostBuffer tk = MakeBuffer<T>({kTimes}), xk = MakeBuffer<T>({kTimes});
     FillTimes<T>(rows[k], tk, xk, true, rng);
-    for (int i = 0; i < 40; ++i) {
-      t.data<T>()[k * 40 + i] = tk.data<T>()[i];
-      exposure.data<T>()[k * 40 + i] = xk.data<T>()[i];
+    for (int i = 0; i < kTimes; ++i) {
+      t.data<T>()[k * kTimes + i] = tk.data<T>()[i];
+      exposure.data<T>()[k * kTimes + i] = xk.data<T>()[i];
     }
   }
   Outcome outcome;
@@ -309,16 +312,16 @@ void GroupedCalls(std::mt19937_64& rng) {
   bool same = outcome.ok;
   for (size_t k = 0; k < rows.size(); ++k) {
     HostBuffer pk = RowsBuffer<T>({rows[k]}, {});
-    HostBuffer tk = MakeBuffer<T>({40}), xk = MakeBuffer<T>({40});
-    for (int i = 0; i < 40; ++i) {
-      tk.data<T>()[i] = t.data<T>()[k * 40 + i];
-      xk.data<T>()[i] = exposure.data<T>()[k * 40 + i];
+    HostBuffer tk = MakeBuffer<T>({kTimes}), xk = MakeBuffer<T>({kTimes});
+    for (int i = 0; i < kTimes; ++i) {
+      tk.data<T>()[i] = t.data<T>()[k * kTimes + i];
+      xk.data<T>()[i] = exposure.data<T>()[k * kTimes + i];
     }
     Outputs one = Run<T>(pk, tk, xk, 0, 2, true, true, PoolMode::kNone, &outcome);
     for (size_t c = 0; c < one.all.size(); ++c) {
-      for (int i = 0; i < 40; ++i) {
-        same = same && std::memcmp(&one.all[c].data<T>()[i], &all.all[c].data<T>()[k * 40 + i],
-                                   sizeof(T)) == 0;
+      for (int i = 0; i < kTimes; ++i) {
+        const T* in_all = &all.all[c].data<T>()[k * kTimes + i];
+        same = same && std::memcmp(&one.all[c].data<T>()[i], in_all, sizeof(T)) == 0;
       }
     }
   }

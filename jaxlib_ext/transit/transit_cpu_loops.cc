@@ -508,7 +508,8 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
       double d[kParamCount], d_glow[kLightParamCount], du[kMaxDerivativesInU];
       if (kDerivatives) SkyGradient(orbit, k.dt[i], s.sin_e, s.cos_e, s.den, d_b2, d_xw, d_yw);
       const LightTerms terms =
-          LightTermsAt(orbit, glow, s.xw, s.yw, s.den, kDerivatives ? d_xw : nullptr, d_yw);
+          LightTermsAt(orbit, glow, s.xw, s.yw, s.den, kDerivatives ? d_xw : nullptr,
+                       kDerivatives ? d_yw : nullptr);
       double* du_or_null = n_du ? du : nullptr;
       const double b = std::sqrt(s.b2);
       Overlap overlap;
