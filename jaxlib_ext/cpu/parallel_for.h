@@ -86,8 +86,9 @@ struct ParallelJob {
 // in chunks of ChunkElements(n, threads, chunks_per_thread): more than one a
 // thread where the elements' costs differ along the array (a transit's times
 // in one stretch of a sorted light curve), so that the threads share the
-// dear ones; rounded up to a multiple of `unit`. Returns when every range is
-// done. `body` is copied; it must not throw.
+// dear ones; rounded up to a multiple of `unit` where there are as many units
+// as the pool has threads. Returns when every range is done. `body` is
+// copied; it must not throw.
 template <typename Body>
 void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n, size_t min_parallel, Body body,
                  size_t chunks_per_thread = 1, size_t unit = 1) {
@@ -95,7 +96,8 @@ void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n, size_t min_paralle
       n < min_parallel ? 0 : thread_pool.num_threads();
   const size_t even =
       ChunkElements(n, static_cast<size_t>(pool_threads) + 1, chunks_per_thread);
-  const size_t chunk = (even + unit - 1) / unit * unit;
+  const bool whole_units = unit > 1 && n / unit >= static_cast<size_t>(pool_threads);
+  const size_t chunk = whole_units ? (even + unit - 1) / unit * unit : even;
   if (pool_threads <= 0 || n <= chunk) {
     body(size_t{0}, n);
     return;
@@ -114,13 +116,15 @@ void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n, size_t min_paralle
 // ParallelFor over the elements of an op whose elements come in rows (a
 // shared operand's row serving group_size consecutive elements): calls
 // body(row, begin, end) on runs [begin, end) that lie within one row. With
-// two rows or more, the chunks are whole rows (a row's set-up, such as the
-// transit's contact times, then runs once a call: vmapped chains or
-// planets); a single row's elements are split.
+// rows of at most kChunkElements, as many as the pool has threads, the
+// chunks are whole rows (a row's set-up, such as the transit's contact
+// times, then runs once a call: vmapped chains or planets); fewer rows, or
+// longer ones, are split within rows (their set-up is small beside a
+// chunk's work, and every thread gets some).
 template <typename Body>
 void ParallelForRows(xla::ffi::ThreadPool& thread_pool, size_t n, size_t group_size,
                      size_t min_parallel, Body body, size_t chunks_per_thread = 1) {
-  const size_t unit = group_size > 0 && n >= 2 * group_size ? group_size : 1;
+  const size_t unit = group_size > 0 && group_size <= kChunkElements ? group_size : 1;
   ParallelFor(
       thread_pool, n, min_parallel,
       [=](size_t begin, size_t end) {
