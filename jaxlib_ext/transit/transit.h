@@ -181,6 +181,7 @@ JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode:
 // false>), without it in three (kLowOrderPasses: the window pass, then the
 // instants', then the exposed times'). Every other law: one pass with any
 // law's row (kAnyLaw, TransitRowElement<CurveRow, kEither, kEither, false>).
+// The CPU loop (transit_cpu_loops.cc) takes its low-order law from here too.
 enum class TransitPlan { kAnyLaw, kLowOrderLight, kLowOrderPasses };
 using LowOrderCurve = limb_dark::PolynomialCurveRow<2>;
 
