@@ -33,6 +33,24 @@ inline size_t ChunkElements(size_t n, size_t threads, size_t per_thread = 1) {
   return std::min(kChunkElements, std::max(kChunkAlign, aligned));
 }
 
+// The chunk size of ParallelFor for n elements and a pool of pool_threads
+// threads besides the caller (0 below the op's threshold: one chunk of n,
+// run serially): ChunkElements(n, pool_threads + 1, chunks_per_thread); or,
+// where n holds at least pool_threads units (rows), whole units: n's even
+// share of that many chunks (at most kChunkElements) rounded up to a
+// multiple of `unit`. With fewer units than threads, units are split (a few
+// long rows would leave threads idle).
+inline size_t ChunkFor(size_t n, size_t pool_threads, size_t chunks_per_thread = 1,
+                       size_t unit = 1) {
+  if (pool_threads == 0) return std::max<size_t>(n, 1);
+  if (unit > 1 && n / unit >= pool_threads) {
+    const size_t parts = (pool_threads + 1) * chunks_per_thread;
+    const size_t share = std::min(kChunkElements, (n + parts - 1) / parts);
+    return (share + unit - 1) / unit * unit;
+  }
+  return ChunkElements(n, pool_threads + 1, chunks_per_thread);
+}
+
 namespace detail {
 
 // The calling thread and up to the pool's threads claim chunks from
@@ -83,22 +101,20 @@ struct ParallelJob {
 // Calls body(begin, end) on disjoint ranges covering [0, n), on the calling
 // thread alone when n < min_parallel (an op's own threshold: where its
 // per-element cost outweighs scheduling), else on it and the pool's threads,
-// in chunks of ChunkElements(n, threads, chunks_per_thread): more than one a
-// thread where the elements' costs differ along the array (a transit's times
-// in one stretch of a sorted light curve), so that the threads share the
-// dear ones; rounded up to a multiple of `unit` where there are as many units
-// as the pool has threads. Returns when every range is done. `body` is
+// in chunks of ChunkFor(n, pool threads, chunks_per_thread, unit): more than
+// one a thread where the elements' costs differ along the array (a transit's
+// times in one stretch of a sorted light curve), so that the threads share
+// the dear ones; whole units where there are as many as the pool has
+// threads. Returns when every range is done. `body` is
 // copied; it must not throw.
 template <typename Body>
 void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n, size_t min_parallel, Body body,
                  size_t chunks_per_thread = 1, size_t unit = 1) {
   const int64_t pool_threads =
-      n < min_parallel ? 0 : thread_pool.num_threads();
-  const size_t even =
-      ChunkElements(n, static_cast<size_t>(pool_threads) + 1, chunks_per_thread);
-  const bool whole_units = unit > 1 && n / unit >= static_cast<size_t>(pool_threads);
-  const size_t chunk = whole_units ? (even + unit - 1) / unit * unit : even;
-  if (pool_threads <= 0 || n <= chunk) {
+      n < min_parallel ? 0 : std::max<int64_t>(0, thread_pool.num_threads());
+  const size_t chunk =
+      ChunkFor(n, static_cast<size_t>(pool_threads), chunks_per_thread, unit);
+  if (pool_threads == 0 || n <= chunk) {
     body(size_t{0}, n);
     return;
   }
