@@ -37,15 +37,16 @@ inline size_t ChunkElements(size_t n, size_t threads, size_t per_thread = 1) {
 // threads besides the caller (0 below the op's threshold: one chunk of n,
 // run serially): ChunkElements(n, pool_threads + 1, chunks_per_thread); or,
 // where n holds at least pool_threads units (rows), whole units: n's even
-// share of that many chunks (at most kChunkElements) rounded up to a
-// multiple of `unit`. With fewer units than threads, units are split (a few
-// long rows would leave threads idle).
+// share of that many chunks (at least kChunkAlign, at most kChunkElements)
+// rounded up to a multiple of `unit`. With fewer units than threads, units
+// are split (a few long rows would leave threads idle).
 inline size_t ChunkFor(size_t n, size_t pool_threads, size_t chunks_per_thread = 1,
                        size_t unit = 1) {
   if (pool_threads == 0) return std::max<size_t>(n, 1);
   if (unit > 1 && n / unit >= pool_threads) {
     const size_t parts = (pool_threads + 1) * chunks_per_thread;
-    const size_t share = std::min(kChunkElements, (n + parts - 1) / parts);
+    const size_t share =
+        std::min(kChunkElements, std::max(kChunkAlign, (n + parts - 1) / parts));
     return (share + unit - 1) / unit * unit;
   }
   return ChunkElements(n, pool_threads + 1, chunks_per_thread);

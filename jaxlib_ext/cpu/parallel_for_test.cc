@@ -34,7 +34,10 @@ void CheckCase(size_t n, size_t threads, size_t per, size_t unit) {
   using jaxext::kChunkAlign;
   using jaxext::kChunkElements;
   const size_t chunk = jaxext::ChunkFor(n, threads, per, unit);
-  Check(chunk >= 1, "a chunk holds something", n, threads, per, unit, chunk);
+  // No chunk smaller than kChunkAlign elements (a scheduled task's cost
+  // against its work), unless n is.
+  Check(chunk >= std::min<size_t>(std::max<size_t>(n, 1), jaxext::kChunkAlign),
+        "chunks of at least kChunkAlign", n, threads, per, unit, chunk);
   if (threads == 0) {
     Check(chunk >= n, "no pool: one serial chunk", n, threads, per, unit, chunk);
     return;
