@@ -192,7 +192,7 @@ int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::Derivative
 // at a time: the polynomial laws of at most two coefficients with their own
 // row (rows without the planet's light in the kernels' three passes: the
 // window pass over every time, then the times it marked for each of the
-// others), every other law in one pass with any law's.
+// others), every other family of laws in one pass with its family's row.
 void Transit(const double* row, int order, int law, int geometry, bool light, int epochs,
              const double* t, const double* exposure, double* const* out, std::size_t n) {
   using jaxext::transit::LightCode;
@@ -215,8 +215,10 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
                       decltype(span)::value, decltype(window)::value>(
         row, t, exposure, order, group_size, as_geometry, as_law, light, epochs, i, o);
   };
-  using AnyLaw = TypeTag<jaxext::limb_dark::CurveRow>;
   using LowOrder = TypeTag<jaxext::transit::LowOrderCurve>;
+  using Polynomial = TypeTag<jaxext::transit::PolynomialCurve>;
+  using Laws = TypeTag<jaxext::transit::LawCurve>;
+  using Table = TypeTag<jaxext::transit::TableCurve>;
   using Either = std::integral_constant<LightCode, LightCode::kEither>;
   using None = std::integral_constant<LightCode, LightCode::kNone>;
   using Only = std::integral_constant<LightCode, LightCode::kOnly>;
@@ -225,8 +227,14 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
   const TransitPlan plan = jaxext::transit::PlanOf(as_law, order, light);
   for (std::int64_t i = 0; i < count; ++i) {
     switch (plan) {
-      case TransitPlan::kAnyLaw:
-        pass(AnyLaw{}, Either{}, AnySpan{}, std::false_type{}, i);
+      case TransitPlan::kPolynomial:
+        pass(Polynomial{}, Either{}, AnySpan{}, std::false_type{}, i);
+        break;
+      case TransitPlan::kLaws:
+        pass(Laws{}, Either{}, AnySpan{}, std::false_type{}, i);
+        break;
+      case TransitPlan::kTabulated:
+        pass(Table{}, Either{}, AnySpan{}, std::false_type{}, i);
         break;
       case TransitPlan::kLowOrderLight:
         pass(LowOrder{}, Only{}, AnySpan{}, std::false_type{}, i);

@@ -795,13 +795,16 @@ class LawsTest(parameterized.TestCase):
 
 
 class TransitTest(parameterized.TestCase):
-  """The transit kernel's per-element code (Element: the planet made ready
+  """The transit kernels' per-element code (Element: the planet made ready
   and the contacts found per element) against the CPU op, which makes both
-  ready once per row: every output, with and without exposures, for the
-  laws' three kinds, circular and eccentric orbits."""
+  ready once per row: every output, with and without exposures, for each
+  family's kernel (transit.h's TransitPlan: the polynomial laws of at most
+  two coefficients and of more, the laws of laws.h, the tabulated law),
+  circular and eccentric orbits."""
 
   @parameterized.parameters(
       ("polynomial", (0.4, 0.26), None, (3.0, 0.2, 8.0, 0.3, 0.1, 0.0, 0.0)),
+      ("polynomial", (0.3, 0.2, 0.1, 0.05), None, (3.0, 0.1, 9.0, 0.7, 0.15, 0.4, 1.0)),
       ("power2", (0.7, 0.6), None, (5.0, -0.3, 12.0, 0.5, 0.08, 0.6, 2.0)),
       ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 10.0, 1.05, 0.12, 0.2, -1.0)),
       ("tabulated", (1.0, 0.9, 0.75, 0.45), (0.0, 0.35, 0.7, 1.0),

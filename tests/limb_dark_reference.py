@@ -8,7 +8,9 @@ r^2) / (2 rho b)) where that circle crosses the disk's edge, 2 pi rho where
 it lies inside, 0 outside. Divided by the star's flux (the same integral of
 2 pi rho I(rho)), it gives 1 - F. The integral is split where the integrand
 has kinks (rho = |b - r|, b + r) and done with mpmath's tanh-sinh quadrature
-at 40 digits; derivatives are central differences of it at that precision.
+at 28 digits, some 12 beyond float64's bounds; derivatives are central
+differences of it at more digits (their step divides the quadrature's last
+digits).
 For many laws at one point, blocked_terms integrates each term (1 - mu)^n
 once and flux_minus_one_from_terms sums them per law.
 """
@@ -17,7 +19,7 @@ import functools
 
 import mpmath as mp
 
-_DPS = 40
+_DPS = 28
 
 
 def _intensity(u, rho):
@@ -38,12 +40,12 @@ def _arc(b, r, rho):
   return 2 * rho * mp.acos(c)
 
 
-def flux_minus_one(u, b, r):
+def flux_minus_one(u, b, r, dps=_DPS):
   """F - 1 at (b, r) for the law with coefficients u (mpf or float), as mpf."""
-  with mp.workdps(_DPS):
+  with mp.workdps(dps):
     u = [mp.mpf(x) for x in u]
     return _law_flux_minus_one(
-        lambda mu: 1 - sum(un * (1 - mu) ** (n + 1) for n, un in enumerate(u)), b, r)
+        lambda mu: 1 - sum(un * (1 - mu) ** (n + 1) for n, un in enumerate(u)), b, r, dps)
 
 
 def _law_flux_minus_one(intensity, b, r, dps=_DPS, kinks=(), in_theta=False):
@@ -105,7 +107,7 @@ def law_flux_minus_one(law, u, b, r, dps=_DPS):
 def law_derivative(law, u, b, r, wrt, h="1e-20"):
   """d(F - 1)/d(wrt), wrt "b", "r" or an index into u, for the named law: a
   central difference of step h (fine enough within 1e-12 of a contact,
-  where F has a (b - b_contact)^(3/2) term) at 60 digits (at 40 the
+  where F has a (b - b_contact)^(3/2) term) at 48 digits (at 40 the
   quadrature's last digits, over h, reach 1e-10 where F is near -1)."""
   dps = _DPS + 20
   with mp.workdps(dps):
@@ -202,7 +204,7 @@ def table_gradients(grid, values, b, r):
 def blocked_terms(b, r, n_max=6):
   """The flux each basis law (1 - mu)^n, n = 0..n_max, sends through the
   disk at (b, r): the integral over rho of (1 - mu)^n times the arc length
-  inside the disk (the integrand of flux_minus_one), as mpf at 40 digits.
+  inside the disk (the integrand of flux_minus_one), as mpf at 28 digits.
 
   The light curve is linear in the law, so that these give F - 1 for every
   law of up to n_max coefficients (flux_minus_one_from_terms) without an
@@ -327,7 +329,8 @@ def flux_gradient_in_u_from_terms(terms, u):
 def derivative(u, b, r, wrt, h="1e-12"):
   """d(F - 1)/d(wrt) for wrt in ("b", "r") or an index into u, by a central
   difference of step h at 40 digits (smooth away from the contact points)."""
-  with mp.workdps(_DPS):
+  dps = _DPS + 12
+  with mp.workdps(dps):
     h = mp.mpf(h)
     args = {"b": mp.mpf(b), "r": mp.mpf(r)}
     u = [mp.mpf(x) for x in u]
@@ -335,8 +338,8 @@ def derivative(u, b, r, wrt, h="1e-12"):
       hi, lo = dict(args), dict(args)
       hi[wrt] += h
       lo[wrt] -= h
-      return (flux_minus_one(u, **hi) - flux_minus_one(u, **lo)) / (2 * h)
+      return (flux_minus_one(u, **hi, dps=dps) - flux_minus_one(u, **lo, dps=dps)) / (2 * h)
     up, down = list(u), list(u)
     up[wrt] += h
     down[wrt] -= h
-    return (flux_minus_one(up, **args) - flux_minus_one(down, **args)) / (2 * h)
+    return (flux_minus_one(up, **args, dps=dps) - flux_minus_one(down, **args, dps=dps)) / (2 * h)

@@ -60,7 +60,6 @@ TESTS = {
             "DerivativeTest.test_first_derivatives",
             "AccuracyTest.test_quadratic_laws_small_planets",
         ],
-        "shard_count": 2,
         "size": "large",
     },
     # The transit model against an mpmath orbit and an adaptive exposure

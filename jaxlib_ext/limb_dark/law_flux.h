@@ -172,15 +172,13 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddSumOf(const LawTerms& t, const double* z,
 }
 
 // How a GPU runs a rule's loop over its nodes: unrolled, or rolled (node_at
-// then reads its tables with TableAt, from constant memory). The passes of
-// the crossing and the contact rule alone run them rolled: unrolled, the
-// 32 nodes of every law's terms (each node with the calls of its
-// divisions' and square roots' slow paths) made the crossing pass about
-// ten times the code, with 204 B spilled across those calls (nvcc 13.5,
-// sm_90). The calls of those rules that kernels running every rule make
-// (CrossingLawMoments, ContactLawMoments: the transit model's) stay
-// unrolled: rolled, they took the transit kernel from 168 to 255
-// registers.
+// then reads its tables with TableAt, from constant memory). The inside
+// rules run unrolled; the crossing and the contact rule, in every kernel,
+// rolled: unrolled, the 32 nodes of every law's terms (each node with the
+// calls of its divisions' and square roots' slow paths) made the light
+// curve's crossing pass about ten times the code, with 204 B spilled across
+// those calls, and the transit model's kernel of these laws took 129 s of
+// ptxas instead of 48 s, with the same 128 registers (nvcc 13.5, sm_90).
 enum class NodeLoop : int { kUnrolled, kRolled };
 
 // A rule's N nodes (node_at(j), j < N) added to m as kSum says. On a CPU,
@@ -268,7 +266,6 @@ JAXEXT_HD_CALLED void InsideLawMoments(const LawTerms& t, double b, double r, do
 // theta, graded towards z = 0. sin(psi / 2) = k sin(theta): cos psi = 1 - 2
 // k^2 sin^2(theta), dpsi = 2 k cos(theta) dtheta / sqrt(1 - k^2
 // sin^2(theta)), both halves of the arc.
-template <NodeLoop kLoop>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void CrossingLawMomentsInline(const LawTerms& t,
                                                              const Geometry& geo,
                                                              EdgeMoments* m) {
@@ -282,11 +279,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void CrossingLawMomentsInline(const LawTerms& t,
     return EdgeNode{c * cos_t, 0.0, w * (r_rmb + 0.5 * c2 * sin2), w * r,
                     -w * r * (1 - 2 * k2 * sin2)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kLaw, kLoop>(t, node_at, m);
+  AddRuleNodes<kNodes, EdgeSum::kLaw, NodeLoop::kRolled>(t, node_at, m);
 }
 
 JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
-  CrossingLawMomentsInline<NodeLoop::kUnrolled>(t, geo, m);
+  CrossingLawMomentsInline(t, geo, m);
 }
 
 // Next to the inner contact (where ChooseEdgeRule picks kContact):
@@ -294,7 +291,6 @@ JAXEXT_HD_CALLED void CrossingLawMoments(const LawTerms& t, const Geometry& geo,
 // inside, the arc's end crossing), X = 2 sqrt(b r) sin(u / 2), z^2 = Z^2 +
 // X^2 with Z^2 = 1 - (b + r)^2; r^2 - b r cos psi = r (r + b) - 2 b r
 // sin^2(u / 2) and -cos psi = cos u = 1 - 2 sin^2(u / 2); both halves.
-template <NodeLoop kLoop>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
                                                             const Geometry& geo,
                                                             EdgeMoments* m) {
@@ -316,7 +312,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
     const double x = 2 * root_br * sin_half;
     return EdgeNode{x, x, w * (r_rpb - 2 * br * sin2), w * r, w * r * (1 - 2 * sin2)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kLawWithoutLimb, kLoop>(t, at_x, m);
+  AddRuleNodes<kNodes, EdgeSum::kLawWithoutLimb, NodeLoop::kRolled>(t, at_x, m);
   // The law at z less the law at X, t in [0, t_max] (ContactMap), however
   // near the contact: the intensity's limb part (the exponential law's) has
   // no other share. Inside, the map holds for any eps > 0: at least
@@ -336,7 +332,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
     return EdgeNode{Sqrt(Max(p.z2, 0.0)), 2 * root_br * p.sin_half,
                     w * (r_rpb - 2 * br * sin2), w * r, w * r * (1 - 2 * sin2)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kDifference, kLoop>(t, difference, m);
+  AddRuleNodes<kNodes, EdgeSum::kDifference, NodeLoop::kRolled>(t, difference, m);
   if (!HasLimbTerm(t)) return;
   // The intensity's limb part at z alone, t = t_max s: at t = 0 it is
   // analytic inside (z >= Z > 0) and, times du/dt, crossing (z and du/dt
@@ -347,11 +343,11 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ContactLawMomentsInline(const LawTerms& t,
     return EdgeNode{Sqrt(Max(p.z2, 0.0)), 0.0, 0.0, w * r,
                     w * r * (1 - 2 * p.sin_half * p.sin_half)};
   };
-  AddRuleNodes<kNodes, EdgeSum::kLimbIntensity, kLoop>(t, limb_part, m);
+  AddRuleNodes<kNodes, EdgeSum::kLimbIntensity, NodeLoop::kRolled>(t, limb_part, m);
 }
 
 JAXEXT_HD_CALLED void ContactLawMoments(const LawTerms& t, const Geometry& geo, EdgeMoments* m) {
-  ContactLawMomentsInline<NodeLoop::kUnrolled>(t, geo, m);
+  ContactLawMomentsInline(t, geo, m);
 }
 
 }  // namespace detail
@@ -555,11 +551,11 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
   } else if (RunsRule(kOnly, LawRule::kInside32) && rule == LawRule::kInside32) {
     InsideLawMoments<32>(t, b, r, a, &m);
   } else if constexpr (kOnly == LawRule::kCrossing) {
-    CrossingLawMomentsInline<NodeLoop::kRolled>(t, geo, &m);
+    CrossingLawMomentsInline(t, geo, &m);
   } else if (RunsRule(kOnly, LawRule::kCrossing) && rule == LawRule::kCrossing) {
     CrossingLawMoments(t, geo, &m);
   } else if constexpr (kOnly == LawRule::kContact) {
-    ContactLawMomentsInline<NodeLoop::kRolled>(t, geo, &m);
+    ContactLawMomentsInline(t, geo, &m);
   } else if (RunsRule(kOnly, LawRule::kContact) && rule == LawRule::kContact) {
     ContactLawMoments(t, geo, &m);
   }

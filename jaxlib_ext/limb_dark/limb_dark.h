@@ -386,6 +386,21 @@ JAXEXT_HD_CALLED void MakeCurveRow(Law law, const double* u, int order, CurveRow
   }
 }
 
+// F - 1 at (b, r) of a law of laws.h (`order` coefficients) or of a
+// table, and its derivatives in b and r; du as CurveAt's.
+JAXEXT_HD Flux LawCurveAt(const LawRow& row, int order, double b, double r, double* du) {
+  const LawFlux f = LawLightCurvePoint(row, b, r);
+  if (du) {
+    for (int j = 0; j < order; ++j) du[j] = f.du[j];
+  }
+  return {f.value, f.d_db, f.d_dr};
+}
+
+JAXEXT_HD Flux TableCurveAt(const TableRow& table, double b, double r, double* du) {
+  const TableFlux f = TabulatedLightCurvePoint(table, b, r, du);
+  return {f.value, f.d_db, f.d_dr};
+}
+
 // F - 1 at (b, r) and its derivatives in b and r; du[0..n_du) the
 // derivatives in u unless du is null.
 JAXEXT_HD_CALLED Flux CurveAt(const CurveRow& row, double b, double r, double* du) {
@@ -395,21 +410,18 @@ JAXEXT_HD_CALLED Flux CurveAt(const CurveRow& row, double b, double r, double* d
     if (du) FluxGradientInU(ds, f.value, row.norm, row.order, du);
     return f;
   }
-  if (row.law == Law::kTabulated) {
-    const TableFlux f = TabulatedLightCurvePoint(row.table, b, r, du);
-    return {f.value, f.d_db, f.d_dr};
-  }
-  const LawFlux f = LawLightCurvePoint(row.law_row, b, r);
-  if (du) {
-    for (int j = 0; j < row.order; ++j) du[j] = f.du[j];
-  }
-  return {f.value, f.d_db, f.d_dr};
+  if (row.law == Law::kTabulated) return TableCurveAt(row.table, b, r, du);
+  return LawCurveAt(row.law_row, row.order, b, r, du);
 }
 
-// The polynomial laws of at most kMax coefficients made ready, in arrays
-// sized for them: what a caller that runs those laws alone holds instead of
-// CurveRow (the transit model's kernel for at most two coefficients). Any
-// other law or order is refused (order -1: NaN at every point).
+// The rows of one family of laws, what a caller that runs that family alone
+// holds instead of CurveRow (the transit model's kernels, one a family), so
+// that it carries neither the other families' code nor their arrays: the
+// same MakeCurveRow and CurveAt, the same values. Any other law or order is
+// refused (order -1: NaN at every point).
+//
+// The polynomial laws of at most kMax coefficients, in arrays sized for
+// them (kMax = 2: the quadratic law's kernels; kMaxOrder: the others).
 template <int kMax>
 struct PolynomialCurveRow {
   static constexpr int kMaxCoefficients = kMax;
@@ -434,6 +446,47 @@ JAXEXT_HD_CALLED Flux CurveAt(const PolynomialCurveRow<kMax>& row, double b, dou
   const Flux f = LightCurvePoint<kMax>(b, r, row.g, row.q, row.order, row.norm, ds);
   if (du) FluxGradientInU<kMax>(ds, f.value, row.norm, row.order, du);
   return f;
+}
+
+// A law of laws.h.
+struct LawCurveRow {
+  static constexpr int kMaxCoefficients = kMaxLawTerms;
+  static constexpr int kMaxDerivatives = kMaxLawTerms;
+  int order, n_du;
+  LawRow law_row;
+};
+
+JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, LawCurveRow* row) {
+  const bool accepted = law != Law::kPolynomial && law != Law::kTabulated &&
+                        order == LawCoefficients(static_cast<std::int32_t>(law));
+  row->order = accepted ? order : -1;
+  row->n_du = accepted ? order : 0;
+  if (accepted) row->law_row = MakeLawRow(law, u);
+}
+
+JAXEXT_HD_CALLED Flux CurveAt(const LawCurveRow& row, double b, double r, double* du) {
+  if (row.order < 0) return {NaN(), NaN(), NaN()};
+  return LawCurveAt(row.law_row, row.order, b, r, du);
+}
+
+// The tabulated law (`order` values: the grid, then the intensities).
+struct TableCurveRow {
+  static constexpr int kMaxCoefficients = 2 * kMaxTableSize;
+  static constexpr int kMaxDerivatives = kMaxTableSize;
+  int order, n_du;
+  TableRow table;
+};
+
+JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, TableCurveRow* row) {
+  const bool accepted = law == Law::kTabulated && order >= 0 && order <= 2 * kMaxTableSize;
+  row->order = accepted ? order : -1;
+  row->n_du = accepted ? DerivativesInU(static_cast<std::int32_t>(law), order) : 0;
+  if (accepted) row->table = MakeTableRow(u, order);
+}
+
+JAXEXT_HD_CALLED Flux CurveAt(const TableCurveRow& row, double b, double r, double* du) {
+  if (row.order < 0) return {NaN(), NaN(), NaN()};
+  return TableCurveAt(row.table, b, r, du);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

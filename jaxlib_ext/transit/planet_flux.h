@@ -39,8 +39,8 @@ struct PlanetBody {
 };
 
 // With the star's law made ready (`curve`): limb_dark's CurveRow for any
-// law (Planet), or a row sized for one family of laws alone
-// (PolynomialCurveRow, the transit kernel's for at most two coefficients):
+// law (Planet, the CPU's), or a row of one family of laws alone
+// (PolynomialCurveRow, LawCurveRow, TableCurveRow: the transit kernels'):
 // a type with MakeCurveRow and CurveAt, n_du, and kMaxCoefficients and
 // kMaxDerivatives, which size the arrays of its coefficients and of a
 // point's derivatives in them.

@@ -174,21 +174,33 @@ JAXEXT_HD bool OutsideWindows(const PlanetOf<Curve>& planet, double dt, double T
 JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode::kExposed; }
 
 // The passes over a call's times (transit_kernel.cu's Launch, and tests/
-// device_path_loops.cc as the host runs them): the polynomial laws of at
+// device_path_loops.cc as the host runs them), by the family of the law,
+// each with that family's row (limb_dark.h): the polynomial laws of at
 // most two coefficients (the quadratic law's) hold their law in arrays
 // sized for two (PlanetOf<LowOrderCurve>); with the planet's light in one
 // pass (kLowOrderLight, TransitRowElement<LowOrderCurve, kOnly, kEither,
 // false>), without it in three (kLowOrderPasses: the window pass, then the
-// instants', then the exposed times'). Every other law: one pass with any
-// law's row (kAnyLaw, TransitRowElement<CurveRow, kEither, kEither, false>).
-// The CPU loop (transit_cpu_loops.cc) takes its low-order law from here too.
-enum class TransitPlan { kAnyLaw, kLowOrderLight, kLowOrderPasses };
+// instants', then the exposed times'). The other polynomial laws, the laws
+// of laws.h and the tabulated law: one pass each (kPolynomial, kLaws,
+// kTabulated: TransitRowElement<PolynomialCurve, LawCurve or TableCurve,
+// kEither, kEither, false>). The CPU loop (transit_cpu_loops.cc) takes its
+// low-order law from here too.
+enum class TransitPlan { kLowOrderLight, kLowOrderPasses, kPolynomial, kLaws, kTabulated };
 using LowOrderCurve = limb_dark::PolynomialCurveRow<2>;
+using PolynomialCurve = limb_dark::PolynomialCurveRow<limb_dark::kMaxOrder>;
+using LawCurve = limb_dark::LawCurveRow;
+using TableCurve = limb_dark::TableCurveRow;
 
 JAXEXT_HD constexpr TransitPlan PlanOf(limb_dark::Law law, int order, bool light) {
-  return law != limb_dark::Law::kPolynomial || order > 2 ? TransitPlan::kAnyLaw
-         : light                                         ? TransitPlan::kLowOrderLight
-                                                         : TransitPlan::kLowOrderPasses;
+  return law == limb_dark::Law::kTabulated    ? TransitPlan::kTabulated
+         : law != limb_dark::Law::kPolynomial ? TransitPlan::kLaws
+         : order > 2                          ? TransitPlan::kPolynomial
+         : light                              ? TransitPlan::kLowOrderLight
+                                              : TransitPlan::kLowOrderPasses;
+}
+
+JAXEXT_HD constexpr bool IsLowOrder(TransitPlan plan) {
+  return plan == TransitPlan::kLowOrderLight || plan == TransitPlan::kLowOrderPasses;
 }
 
 // The transit kernels' element i (transit_kernel.cu, and tests/

@@ -602,7 +602,7 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   const std::unique_ptr<Planet> planet(new Planet);
   MakePlanetFromRow(row, order, geometry, law, light, epochs, planet.get());
   // A polynomial law of at most two coefficients: LowOrderBlock's.
-  const bool low_order_law = PlanOf(law, order, light) != TransitPlan::kAnyLaw;
+  const bool low_order_law = IsLowOrder(PlanOf(law, order, light));
   const bool low_order = low_order_law && planet->valid && !light;
   // The window serves the low-order blocks alone.
   const TransitWindow window =

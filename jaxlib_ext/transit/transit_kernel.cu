@@ -3,6 +3,8 @@
 
 #include "jaxlib_ext/transit/transit_kernel.h"
 
+#include <type_traits>
+
 #include "jaxlib_ext/cuda/grid_stride.h"
 #include "jaxlib_ext/transit/transit.h"
 
@@ -12,13 +14,22 @@ constexpr int kBlockSize = 128;
 
 // The kernels, one thread per time (transit.h's TransitRowElement: the
 // thread makes its row's planet ready and shifts its time by its epoch's
-// variation), a family for each pass of transit.h's TransitPlan: kAny
-// (kAnyLaw), kLowOrderLight, and kLowOrderPasses' three: kLowOrderWindow
-// over every time writes those between the transit's windows and marks the
-// rest, which kLowOrderInstant (T = 0) and kLowOrderExposed (the others)
-// compute in full warps (cuda/grid_stride.h's LeftPassKernel), the first
-// without the exposure's code.
-enum Family : int { kAny, kLowOrderWindow, kLowOrderInstant, kLowOrderExposed, kLowOrderLight };
+// variation), a family for each pass of transit.h's TransitPlan:
+// kLowOrderLight, kLowOrderPasses' three (kLowOrderWindow over every time
+// writes those between the transit's windows and marks the rest, which
+// kLowOrderInstant (T = 0) and kLowOrderExposed (the others) compute in
+// full warps: cuda/grid_stride.h's LeftPassKernel, the first without the
+// exposure's code), and one for each other family of laws (kPolynomial,
+// kLaws, kTabulated), each with its family's row.
+enum Family : int {
+  kLowOrderWindow,
+  kLowOrderInstant,
+  kLowOrderExposed,
+  kLowOrderLight,
+  kPolynomial,
+  kLaws,
+  kTabulated
+};
 
 // The exposures a kernel's code handles (transit.h's SpanCode).
 template <int kFamily>
@@ -26,20 +37,29 @@ constexpr SpanCode kSpanOf = kFamily == kLowOrderInstant   ? SpanCode::kInstant
                              : kFamily == kLowOrderExposed ? SpanCode::kExposed
                                                            : SpanCode::kEither;
 
+// The row of a family's laws (limb_dark.h).
+template <int kFamily>
+using CurveOf = std::conditional_t<
+    kFamily == kPolynomial, PolynomialCurve,
+    std::conditional_t<kFamily == kLaws, LawCurve,
+                       std::conditional_t<kFamily == kTabulated, TableCurve, LowOrderCurve>>>;
+
+// The planet's light a kernel's code handles: the row's choice at run time
+// in the kernels of one family of laws each, fixed in the low-order ones.
+template <int kFamily>
+constexpr LightCode kLightOf =
+    kFamily == kLowOrderLight ? LightCode::kOnly
+    : kFamily == kPolynomial || kFamily == kLaws || kFamily == kTabulated ? LightCode::kEither
+                                                                          : LightCode::kNone;
+
 template <int kFamily>
 struct Element {
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
-    if constexpr (kFamily == kAny) {
-      TransitRowElement<limb_dark::CurveRow, LightCode::kEither, SpanCode::kEither, false>(
-          p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.light, p.epochs, i,
-          p.out);
-    } else {
-      constexpr LightCode kCode = kFamily == kLowOrderLight ? LightCode::kOnly : LightCode::kNone;
-      TransitRowElement<LowOrderCurve, kCode, kSpanOf<kFamily>, kFamily == kLowOrderWindow>(
-          p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.light, p.epochs, i,
-          p.out);
-    }
+    TransitRowElement<CurveOf<kFamily>, kLightOf<kFamily>, kSpanOf<kFamily>,
+                      kFamily == kLowOrderWindow>(p.rows, p.x, p.y, p.order, p.group_size,
+                                                  p.geometry, p.law, p.light, p.epochs, i,
+                                                  p.out);
   }
 
   // The left passes' test: the window pass marked the time for this pass.
@@ -60,20 +80,28 @@ constexpr int kLeftPerThread = 16;
 // not capped, until a GPU times the three.
 constexpr int kInstantMinBlocks = 4;
 
+// A kernel of kFamily over every time.
+template <int kFamily, typename T>
+cudaError_t LaunchOver(const Params<T>& params, cudaStream_t stream) {
+  return cuda::LaunchGridStride<kBlockSize>(
+      cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
+}
+
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
   switch (PlanOf(params.law, params.order, params.light)) {
-    case TransitPlan::kAnyLaw:
-      return cuda::LaunchGridStride<kBlockSize>(
-          cuda::BothDtypes<Params, Element<kAny>>::Of(params), stream);
+    case TransitPlan::kPolynomial:
+      return LaunchOver<kPolynomial>(params, stream);
+    case TransitPlan::kLaws:
+      return LaunchOver<kLaws>(params, stream);
+    case TransitPlan::kTabulated:
+      return LaunchOver<kTabulated>(params, stream);
     case TransitPlan::kLowOrderLight:
-      return cuda::LaunchGridStride<kBlockSize>(
-          cuda::BothDtypes<Params, Element<kLowOrderLight>>::Of(params), stream);
+      return LaunchOver<kLowOrderLight>(params, stream);
     case TransitPlan::kLowOrderPasses:
       break;
   }
-  cudaError_t status = cuda::LaunchGridStride<kBlockSize>(
-      cuda::BothDtypes<Params, Element<kLowOrderWindow>>::Of(params), stream);
+  cudaError_t status = LaunchOver<kLowOrderWindow>(params, stream);
   if (status == cudaSuccess) {
     status = cuda::LaunchLeftPass<kBlockSize, kLeftPerThread, kInstantMinBlocks>(
         cuda::BothDtypes<Params, Element<kLowOrderInstant>>::Of(params), stream);

@@ -116,6 +116,11 @@ def _cuda_library_impl(ctx):
         # Intermediate files next to the object, not in $TMPDIR: nvcc names
         # them by process id, which repeats across sandboxes (PID namespaces).
         args.add_all(["-x", "cu", "-c", "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "--objdir-as-tempdir"])
+
+        # The architectures' compiles in parallel, one thread per CPU: the
+        # same object and report as one after another (nvcc 13.5, 2 cores:
+        # the transit kernel's source 72 s instead of 135 s).
+        args.add("--threads=0")
         args.add_all(_gencode_flags(ctx.attr._archs[_FlagInfo].value))
         args.add_all(ctx.attr.host_copts, before_each = "-Xcompiler")
         args.add_all(ctx.attr.copts)
