@@ -1,8 +1,9 @@
-// ChunkFor, the split of ParallelFor and ParallelForRows, on pools of 1 to
-// 127 threads besides the caller: the properties parallel_for.h promises,
-// over many sizes, row lengths and chunks a thread, checked from the chunk
-// count that ParallelJob derives from the chunk size. The CI hosts have two
-// cores; these are the many-core hosts' splits, which no timing here sees.
+// ChunkFor and HelperTasks, the split of ParallelFor and ParallelForRows, on
+// pools of 0 to 127 threads (the caller counted as one of them): the
+// properties parallel_for.h promises, over many sizes, row lengths and
+// chunks a thread, checked from the chunk count that ParallelFor derives
+// from the chunk size. The CI hosts have two cores; these are the many-core
+// hosts' splits, which no timing here sees.
 //
 // Prints one line per failed case and ends with "N passed, M failed"; the
 // exit status is nonzero if any check failed.
@@ -38,12 +39,21 @@ void CheckCase(size_t n, size_t threads, size_t per, size_t unit) {
   // against its work), unless n is.
   Check(chunk >= std::min<size_t>(std::max<size_t>(n, 1), jaxext::kChunkAlign),
         "chunks of at least kChunkAlign", n, threads, per, unit, chunk);
-  if (threads == 0) {
-    Check(chunk >= n, "no pool: one serial chunk", n, threads, per, unit, chunk);
+  const size_t chunks = (n + chunk - 1) / chunk;
+  const size_t helpers = jaxext::HelperTasks(threads, chunks);
+  // The caller and its helpers never outnumber the pool's threads, nor the
+  // chunks; a pool of one thread (or none) runs the loop serially.
+  Check(helpers + 1 <= std::max<size_t>(threads, 1) && helpers + 1 <= std::max<size_t>(chunks, 1),
+        "no more workers than threads or chunks", n, threads, per, unit, chunk);
+  if (threads < 2) {
+    Check(chunk >= n && helpers == 0, "a pool of one thread: one serial chunk", n, threads,
+          per, unit, chunk);
     return;
   }
-  const size_t chunks = (n + chunk - 1) / chunk;
-  const size_t parts = (threads + 1) * per;
+  // Every thread of the pool works where there are chunks for it.
+  Check(helpers + 1 == std::min(threads, chunks) || chunks < 2, "a worker a thread", n, threads,
+        per, unit, chunk);
+  const size_t parts = threads * per;
   const bool whole_units = unit > 1 && n / unit >= threads;
   if (whole_units) {
     // No unit (a row: its set-up, such as the transit's contact times, once
@@ -71,7 +81,7 @@ void CheckCase(size_t n, size_t threads, size_t per, size_t unit) {
 }  // namespace
 
 int main() {
-  const size_t pools[] = {0, 1, 2, 3, 7, 15, 31, 63, 127};
+  const size_t pools[] = {0, 1, 2, 3, 4, 8, 16, 32, 64, 127};
   const size_t per_thread[] = {1, 2, 4};
   // Row lengths: none, a cadence's worth, the demo's 489 exposures, up to
   // kChunkElements (ParallelForRows passes longer rows as unit 1).
@@ -90,11 +100,11 @@ int main() {
       }
     }
   }
-  // The case 6b1076c's limit is for: two rows of 8,192 times on 15 pool
-  // threads are split within rows, into a chunk for every thread.
-  const size_t chunk = jaxext::ChunkFor(2 * 8192, 15, 4, 8192);
+  // Two rows of 8,192 times on a pool of 16 threads are split within rows,
+  // into a chunk for every thread.
+  const size_t chunk = jaxext::ChunkFor(2 * 8192, 16, 4, 8192);
   Check(chunk < 8192 && (2 * 8192 + chunk - 1) / chunk >= 16, "two long rows, 16 threads",
-        2 * 8192, 15, 4, 8192, chunk);
+        2 * 8192, 16, 4, 8192, chunk);
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

@@ -49,9 +49,8 @@ size_t ExposedTimes(const T* exposure, size_t n) {
 }
 
 // A split's chunks a thread: the times in transit, where the work is, lie
-// in stretches of a sorted light curve; one chunk a thread left the
-// transit in one of three (the caller and a 2-core host's two pool
-// threads) and the call no faster than on one thread.
+// in stretches of a sorted light curve; with one chunk a thread, one thread
+// took the whole transit and the call was no faster than on one thread.
 constexpr size_t kChunksPerThread = 4;
 
 ffi::Error TransitCpuImpl(ffi::ThreadPool thread_pool, ffi::AnyBuffer params, ffi::AnyBuffer t,
