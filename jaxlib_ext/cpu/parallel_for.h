@@ -101,7 +101,7 @@ struct ParallelJob {
   std::atomic<size_t> chunks_done{0};
   std::atomic<size_t> scheduled{0};  // helper tasks scheduled so far
   std::atomic<bool> caller_working{false};
-  std::atomic<bool> open{true};       // the caller is in ParallelFor: `pool` is valid
+  std::atomic<bool> open{true};      // the caller is in ParallelFor: `pool` is valid
   std::atomic<size_t> launching{0};  // helpers in Launch now
   std::mutex mu;
   std::condition_variable all_done;
