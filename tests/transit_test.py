@@ -268,6 +268,36 @@ class DerivativeTest(parameterized.TestCase):
       np.testing.assert_allclose(rev[k], fwd[k], rtol=1e-10 if X64 else 1e-4, atol=1e-30)
 
 
+  def test_long_calls_contract_per_entry(self):
+    """A call whose stacked derivatives would pass 4 MiB contracts them
+    entry by entry (kepler/_ffi/row_op.py): its gradient and its JVP equal
+    the sums over chunks short enough for the one dot."""
+    p = _orbits(21, 1)[0]
+    n, chunks = 1 << 17, 16
+    t = jnp.asarray(_times(p, np.random.default_rng(5), n, spread=1.2), FLOAT)
+    args = {k: jnp.asarray(v, FLOAT) for k, v in p.items()}
+    args["u"] = jnp.asarray(QUADRATIC, FLOAT)
+    weights = jnp.asarray(np.random.default_rng(6).normal(size=n), FLOAT)
+    loss = lambda q, tt, w: jnp.sum(w * transit.light_curve(tt, **q))
+    grad = jax.jit(jax.grad(loss))
+    long = grad(args, t, weights)
+    parts = [grad(args, tt, w) for tt, w in zip(jnp.split(t, chunks), jnp.split(weights, chunks))]
+    tangent = {k: jnp.ones_like(v) for k, v in args.items()}
+    jvp = jax.jit(lambda tt, w: jax.jvp(lambda q: loss(q, tt, w), (args,), (tangent,))[1])
+    for k in args:
+      np.testing.assert_allclose(long[k], sum(g[k] for g in parts), rtol=1e-11 if X64 else 1e-3,
+                                 atol=1e-30)
+    np.testing.assert_allclose(
+        jvp(t, weights), sum(jvp(tt, w) for tt, w in zip(jnp.split(t, chunks),
+                                                         jnp.split(weights, chunks))),
+        rtol=1e-11 if X64 else 1e-3)
+    # The two contractions are the ones the limit chose.
+    dots = lambda m: str(jax.make_jaxpr(jax.grad(loss))(args, t[:m], weights[:m])).count(
+        "dot_general")
+    self.assertEqual(dots(n), 0)
+    self.assertGreater(dots(n // chunks), 0)
+
+
 class SecondDerivativeTest(parameterized.TestCase):
 
   @parameterized.parameters((0.0, 1e-5), (0.01, 5e-3))

@@ -28,6 +28,18 @@ from kepler._ffi import differences
 
 __all__ = ["differentiable"]
 
+# The largest stack of the entries' derivatives (bytes) the JVP contracts
+# with one dot; past it, a sum per entry. The stack is a copy, a temporary
+# of the program that a gradient allocates on every call: from a few MB up
+# glibc may map and fault it in anew each time (docs/api.md, "The CPU"),
+# while below it the dot is faster than a reduction per entry in reverse
+# mode. Measured on one Zen 5 core (2026-11-30, jax 0.12, a gradient of the
+# transit model, 9 entries): the dot 44.7 against 62.8 ns a time at N =
+# 1e3, 26.5 against 37.1 at 2e3, within 10% of each other from 5e3 to 9e4
+# in a process that had allocated before, and at N = 1e5 in a fresh process
+# 68.7 against 8.1 (benchmarks/cpu_runs/2026-11-30_gradient_contraction.md).
+_LARGEST_STACK = 1 << 22
+
 
 def differentiable(value, derivatives, entries, steps, entry_step, entry_lowest=None):
   """The function f(row, x, y, static) = F - 1 of a row op.
@@ -92,13 +104,16 @@ def differentiable(value, derivatives, entries, steps, entry_step, entry_lowest=
       if not differences.is_zero(d):
         tangent = tangent + by * d
     if with_entries and by_entries:
-      # A dot over the entries (row is 1-D here; vmap hides a batch), at
-      # full precision: a float32 dot on a GPU defaults to TF32 (~5e-4
-      # relative). Measured faster than a sum per entry in reverse mode,
-      # the stack's copy included (benchmarks/BENCHMARKS.md).
       d_entries = jnp.concatenate([d_row[s] for s in entries(static, row.shape[0])])
-      tangent = tangent + jnp.tensordot(d_entries, jnp.stack(by_entries), axes=1,
-                                        precision=jax.lax.Precision.HIGHEST)
+      if flux.size * len(by_entries) * flux.dtype.itemsize < _LARGEST_STACK:
+        # A dot over the entries (row is 1-D here; vmap hides a batch), at
+        # full precision: a float32 dot on a GPU defaults to TF32 (~5e-4
+        # relative).
+        tangent = tangent + jnp.tensordot(d_entries, jnp.stack(by_entries), axes=1,
+                                          precision=jax.lax.Precision.HIGHEST)
+      else:
+        for k, by in enumerate(by_entries):
+          tangent = tangent + d_entries[k] * by
     return flux, tangent
 
   function.defjvp(function_jvp, symbolic_zeros=True)
