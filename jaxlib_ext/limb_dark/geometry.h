@@ -118,17 +118,36 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE PointSetUp SetUpPoint(double b, double r) {
 // kappa = 1 by its series sum_j (-1)^(j+1) (2 kappa)^(2j+1) / (2 (2j+1)!),
 // j >= 1, whose first term dominates: the difference rounds away ~1 /
 // kappa^2 of the digits (13 times at kappa = 0.35, which r = b = 2.9 has).
-JAXEXT_HD double SegmentArea(double kappa, double sin_k, double cos_k) {
-  if (kappa >= 1) return kappa - sin_k * cos_k;
+// Twelve terms (the twelfth under 2e-18 of the first at kappa = 1), both
+// forms computed and one selected: no branch, for the loops over times
+// that vectorise it (OverlapOfDisksInLanes).
+constexpr int kSegmentTerms = 12;
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double SegmentArea(double kappa, double sin_k, double cos_k) {
   const double x2 = 4 * kappa * kappa;
   double term = 2 * kappa * x2 / 12;
   double sum = term;
-  for (int j = 2; j < 20; ++j) {
-    term *= -x2 / ((2 * j) * (2 * j + 1));
+  JAXEXT_UNROLL
+  for (int j = 2; j <= kSegmentTerms; ++j) {
+    term *= x2 * (-1.0 / ((2 * j) * (2 * j + 1)));
     sum += term;
-    if (Abs(term) <= 1e-17 * sum) break;
   }
-  return sum;
+  return kappa >= 1 ? kappa - sin_k * cos_k : sum;
+}
+
+// The area the unit disk covers of a disk of radius r at separation b
+// where their limbs cross (geo: MakeGeometry(b, r)), and its derivatives
+// (OverlapOfDisks).
+struct DiskOverlap {
+  double area, d_db, d_dr;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE DiskOverlap CrossingOverlap(const Geometry& geo) {
+  const double b = geo.b, r = geo.r;
+  const double sin0 = geo.kite / (b * r), cos0 = ((r - 1) * (r + 1) + b * b) / (2 * b * r);
+  const double sin1 = geo.kite / b, cos1 = ((1 - r) * (1 + r) + b * b) / (2 * b);
+  const double area =
+      r * r * SegmentArea(geo.kappa0, sin0, cos0) + SegmentArea(geo.kappa1, sin1, cos1);
+  return {area, -2 * geo.kite / b, 2 * r * geo.kappa0};
 }
 
 }  // namespace detail
@@ -140,9 +159,7 @@ JAXEXT_HD double SegmentArea(double kappa, double sin_k, double cos_k) {
 // - sin cos kappa0) and kappa1 - sin cos kappa1 (SegmentArea), without the
 // cancellation of their sum's usual form near the contacts. NaN for r < 0
 // or b or r NaN or infinite.
-struct DiskOverlap {
-  double area, d_db, d_dr;
-};
+using detail::DiskOverlap;
 
 JAXEXT_HD_CALLED DiskOverlap OverlapOfDisks(double b, double r) {
   using namespace detail;
@@ -151,12 +168,22 @@ JAXEXT_HD_CALLED DiskOverlap OverlapOfDisks(double b, double r) {
   if (r == 0 || NoOverlap(b, r)) return {0.0, 0.0, 0.0};
   if (DiskHidden(b, r)) return {kPi, 0.0, 0.0};  // the unit disk inside the other
   if (b + r <= 1) return {kPi * r * r, 0.0, 2 * kPi * r};  // the disk inside the unit disk
-  const Geometry geo = MakeGeometry(b, r);
-  const double sin0 = geo.kite / (b * r), cos0 = ((r - 1) * (r + 1) + b * b) / (2 * b * r);
-  const double sin1 = geo.kite / b, cos1 = ((1 - r) * (1 + r) + b * b) / (2 * b);
-  const double area =
-      r * r * SegmentArea(geo.kappa0, sin0, cos0) + SegmentArea(geo.kappa1, sin1, cos1);
-  return {area, -2 * geo.kite / b, 2 * r * geo.kappa0};
+  return CrossingOverlap(MakeGeometry(b, r));
+}
+
+// OverlapOfDisks for b >= 0 and r > 0 finite, without branches (selects
+// only): the CPU loop over a block's eclipses vectorises it. The same
+// values.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE DiskOverlap OverlapOfDisksInLanes(double b, double r) {
+  using namespace detail;
+  const bool none = NoOverlap(b, r), hidden = DiskHidden(b, r), within = b + r <= 1;
+  const bool crossing = !(none || hidden || within);
+  // Points that do not cross run the same code on a stand-in that does.
+  const DiskOverlap c = CrossingOverlap(MakeGeometry(crossing ? b : 1.0, crossing ? r : 0.5));
+  const double zero = 0;
+  return {none ? zero : hidden ? kPi : within ? kPi * r * r : c.area,
+          crossing ? c.d_db : zero,
+          none || hidden ? zero : within ? 2 * kPi * r : c.d_dr};
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

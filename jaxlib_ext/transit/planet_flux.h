@@ -166,6 +166,17 @@ struct Overlap {
   double visible, d_visible_db, d_visible_dr;
 };
 
+// The overlap of a planet of radius r > 0 behind the star from the area
+// the star hides of it (limb_dark::OverlapOfDisks).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE Overlap BehindTheStar(const limb_dark::DiskOverlap& hidden,
+                                                     double r) {
+  const double disk = math::kPi * r * r;
+  return {{0.0, 0.0, 0.0},
+          1 - hidden.area / disk,
+          -hidden.d_db / disk,
+          -hidden.d_dr / disk + 2 * hidden.area / (disk * r)};
+}
+
 template <typename Curve>
 JAXEXT_HD Overlap OverlapAt(const PlanetOf<Curve>& planet, bool front, double b, double* du) {
   using namespace detail;
@@ -174,11 +185,7 @@ JAXEXT_HD Overlap OverlapAt(const PlanetOf<Curve>& planet, bool front, double b,
   if (front) {
     v.transit = limb_dark::CurveAt(planet.curve, b, r, du);
   } else if (r > 0) {
-    const limb_dark::DiskOverlap hidden = limb_dark::OverlapOfDisks(b, r);
-    const double disk = kPi * r * r;
-    v.visible = 1 - hidden.area / disk;
-    v.d_visible_db = -hidden.d_db / disk;
-    v.d_visible_dr = -hidden.d_dr / disk + 2 * hidden.area / (disk * r);
+    v = BehindTheStar(limb_dark::OverlapOfDisks(b, r), r);
   } else {
     v.visible = b < 1 ? 0.0 : 1.0;
   }

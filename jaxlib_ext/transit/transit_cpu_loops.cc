@@ -400,9 +400,10 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
 // loops over the times that clang vectorises (kCircular: an orbit of e = 0,
 // where 1 - e cos E is 1); then, in a block where the disks overlap (b < 1 +
 // r) at some time, those times: a transit's of a low-order law from
-// LowOrderBlock's gathered points, the others' from OverlapAt, each
-// combined a time at a time; NaN and infinite times by TransitElement. The
-// same values as LightFluxAt's to rounding.
+// LowOrderBlock's gathered points, an eclipse's from a loop over the
+// block's eclipses that vectorises (OverlapOfDisksInLanes), the others'
+// from OverlapAt, each combined a time at a time; NaN and infinite times by
+// TransitElement. The same values as LightFluxAt's to rounding.
 template <bool kDerivatives, bool kCircular, typename T>
 void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
                   const Outputs<T>& out, size_t begin, size_t end) {
@@ -424,11 +425,14 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
   struct Scratch {
     double dt[kBlock], value[kBlock], grad[kGrads][kBlock];
     double sin_e[kBlock], cos_e[kBlock], omc[kBlock];
-    bool overlap[kBlock];
+    double b2[kBlock];
+    bool overlap[kBlock], front[kBlock];
     size_t at[kBlock];  // the times where the disks overlap
     double dt_in[kBlock];
     size_t in[kBlock];
     LowOrderBlock<kDerivatives, kBlock> transits;
+    size_t behind[kBlock];  // the eclipses' times, and their overlaps
+    double b2_behind[kBlock], hidden_area[kBlock], hidden_db[kBlock], hidden_dr[kBlock];
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
   Scratch& k = *scratch;
@@ -448,6 +452,8 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
       const Sky s = sky_at(i);
       const bool overlap = !(s.b2 >= reach2) || !(k.dt[i] - k.dt[i] == 0);
       k.overlap[i] = overlap;
+      k.front[i] = s.front;
+      k.b2[i] = s.b2;
       overlaps += overlap;
       const LightTerms terms = LightTermsAt(orbit, glow, s.xw, s.yw, s.den, nullptr, nullptr);
       k.value[i] = CombineLight(terms, none, kNoB, nullptr, 0, nullptr, nullptr, nullptr);
@@ -495,7 +501,24 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
       }
     }
     if (n_in > 0) k.transits.Evaluate(planet, every, k.dt_in, n_in);
-    size_t next_in = 0, next_transit = 0;
+    // The eclipses of a planet of radius r > 0, in lanes.
+    size_t n_behind = 0;
+    for (size_t a = 0; planet.r > 0 && a < n_at; ++a) {
+      const size_t i = k.at[a];
+      if (k.dt[i] - k.dt[i] == 0 && !k.front[i]) {
+        k.behind[n_behind] = i;
+        k.b2_behind[n_behind++] = k.b2[i];
+      }
+    }
+    const double r = planet.r;
+    for (size_t c = 0; c < n_behind; ++c) {
+      const limb_dark::DiskOverlap hidden =
+          limb_dark::OverlapOfDisksInLanes(std::sqrt(k.b2_behind[c]), r);
+      k.hidden_area[c] = hidden.area;
+      k.hidden_db[c] = hidden.d_db;
+      k.hidden_dr[c] = hidden.d_dr;
+    }
+    size_t next_in = 0, next_transit = 0, next_behind = 0;
     for (size_t a = 0; a < n_at; ++a) {
       const size_t i = k.at[a];
       const size_t e = start + i;
@@ -519,6 +542,12 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
           k.transits.index[next_transit] == next_in - 1) {
         overlap = none;
         overlap.transit = k.transits.FluxOf(next_transit++, du_or_null);
+      } else if (next_behind < n_behind && k.behind[next_behind] == i) {
+        overlap = BehindTheStar({k.hidden_area[next_behind], k.hidden_db[next_behind],
+                                 k.hidden_dr[next_behind]},
+                                planet.r);
+        ++next_behind;
+        for (int j = 0; j < n_du; ++j) du[j] = 0;
       } else {
         overlap = OverlapAt(planet, s.front, b, du_or_null);
       }
