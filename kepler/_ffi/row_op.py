@@ -29,7 +29,8 @@ from kepler._ffi import differences
 __all__ = ["differentiable"]
 
 # The largest stack of the entries' derivatives (bytes) the JVP contracts
-# with one dot; past it, a sum per entry. The stack is a copy, a temporary
+# with one dot; past it, a sum per entry (the call's size as traced: under
+# vmap, one example's). The stack is a copy, a temporary
 # of the program that a gradient allocates on every call: from a few MB up
 # glibc may map and fault it in anew each time (docs/api.md, "The CPU"),
 # while below it the dot is faster than a reduction per entry in reverse
