@@ -491,26 +491,22 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
     for (size_t i = 0; i < m; ++i) {
       if (k.overlap[i]) k.at[n_at++] = i;
     }
-    // The transits of a low-order law, gathered into LowOrderBlock.
-    size_t n_in = 0;
-    for (size_t a = 0; low_order && a < n_at; ++a) {
+    // The transits of a low-order law, gathered into LowOrderBlock; the
+    // eclipses of a planet of radius r > 0, in lanes.
+    const double r = planet.r;
+    size_t n_in = 0, n_behind = 0;
+    for (size_t a = 0; a < n_at; ++a) {
       const size_t i = k.at[a];
-      if (k.dt[i] - k.dt[i] == 0 && sky_at(i).front) {
+      if (!(k.dt[i] - k.dt[i] == 0)) continue;
+      if (k.front[i] && low_order) {
         k.in[n_in] = i;
         k.dt_in[n_in++] = k.dt[i];
-      }
-    }
-    if (n_in > 0) k.transits.Evaluate(planet, every, k.dt_in, n_in);
-    // The eclipses of a planet of radius r > 0, in lanes.
-    size_t n_behind = 0;
-    for (size_t a = 0; planet.r > 0 && a < n_at; ++a) {
-      const size_t i = k.at[a];
-      if (k.dt[i] - k.dt[i] == 0 && !k.front[i]) {
+      } else if (!k.front[i] && r > 0) {
         k.behind[n_behind] = i;
         k.b2_behind[n_behind++] = k.b2[i];
       }
     }
-    const double r = planet.r;
+    if (n_in > 0) k.transits.Evaluate(planet, every, k.dt_in, n_in);
     for (size_t c = 0; c < n_behind; ++c) {
       const limb_dark::DiskOverlap hidden =
           limb_dark::OverlapOfDisksInLanes(std::sqrt(k.b2_behind[c]), r);
