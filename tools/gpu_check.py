@@ -45,7 +45,7 @@ Environment:
   KEPLER_SKIP_TESTS=1, KEPLER_SKIP_SANITIZER=1, KEPLER_SKIP_BENCH=1  skip those steps
   KEPLER_CHECK_TESTS   the test files to run, e.g. gpu_test (default: every GPU file)
   KEPLER_BENCH_ARGS    more arguments of gpu_benchmark.py (e.g. "--quick")
-  KEPLER_NCU=1         also profile the kernels with ncu (1-2 minutes more)
+  KEPLER_NCU=1         also profile the kernels with ncu (2-3 minutes more)
 """
 
 import glob
@@ -69,11 +69,15 @@ SMOKE = os.environ.get("KEPLER_CHECK_PLATFORM", "cuda") == "cpu"
 SANITIZERS = ("memcheck", "racecheck")
 PLATFORM = "cpu" if SMOKE else "cuda"
 # ncu (KEPLER_NCU=1): the cases of tools/gpu/ncu_driver.py, one launch each
-# (Kepler's equation at 1e7, the light curve's four kernel families at 1e6),
-# and the metrics of each that summary.txt repeats (ncu.txt has them all).
+# (Kepler's equation at 1e7, the light curve's four kernel families at 1e6,
+# the transit model's at 1e6 times, its tabulated law at 1e5), and the
+# metrics of each that summary.txt repeats (ncu.txt has them all).
 NCU_CASES = ("solve:float64:1e7", "solve:float32:1e7", "lc_quadratic:float64:1e6",
              "lc_quadratic:float32:1e6", "lc_ten:float64:1e6", "lc_power2:float64:1e6",
-             "lc_tabulated:float64:1e6")
+             "lc_tabulated:float64:1e6", "transit_quadratic:float64:1e6",
+             "transit_quadratic_exposure:float64:1e6", "transit_quadratic_light:float64:1e6",
+             "transit_ten:float64:1e6", "transit_power2:float64:1e6",
+             "transit_tabulated:float64:1e5")
 NCU_METRICS = ("Duration", "Registers Per Thread", "Theoretical Occupancy", "Achieved Occupancy",
                "Compute (SM) Throughput", "Memory Throughput", "Executed Ipc Active",
                "Warp Cycles Per Issued Instruction", "Avg. Active Threads Per Warp",
@@ -310,7 +314,7 @@ def main():
     status = run(["ncu", "--set", "full", "--clock-control", "none", "--kernel-name-base",
                   "demangled", "-k", "regex:jaxext", PY,
                   "tools/gpu/ncu_driver.py", "--cases", ",".join(NCU_CASES)],
-                 "ncu.txt", 300, env=dict(base, JAX_PLATFORMS="cuda"))
+                 "ncu.txt", 360, env=dict(base, JAX_PLATFORMS="cuda"))
     shutil.copy(f"{LOGS}/ncu.txt", OUT)
     kernels = ncu_digest(read(f"{LOGS}/ncu.txt"))
     record("ncu", f"ok ({len(kernels) // 2} kernel section(s) in ncu.txt)" if status == 0 else

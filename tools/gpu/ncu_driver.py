@@ -4,14 +4,17 @@
         python3 tools/gpu/ncu_driver.py --cases solve:float64:1e7,lc_quadratic:float64,lc_ten:float64
 
 (tools/gpu_check.py runs this with KEPLER_NCU=1.) A case is op:dtype[:N]:
-op one of CASES (Kepler's equation, or a light curve's value with one of
-benchmarks/gpu_benchmark.py's laws, LC_LAWS), N the elements of the call
-(default --n). The inputs are those the benchmark times, made on the GPU by
-XLA kernels, whose names do not match the filter (kepler's kernels are in
-namespace jaxext); each case compiles its function, then calls it exactly
-once, so the filter alone profiles each case's kernels once (two for the
-light curve of at most two coefficients: its two passes). Prints,
-per case, what was launched and a check of the result.
+op one of CASES (Kepler's equation, a light curve's value with one of
+benchmarks/gpu_benchmark.py's laws, LC_LAWS, or the transit model's value
+in one of TRANSIT_CASES), N the elements of the call (default --n). The
+inputs are those the benchmark times (the transit model's: TRANSIT_CASES),
+made on the GPU by XLA kernels, whose names do not match the filter
+(kepler's kernels are in namespace jaxext); each case compiles its
+function, then calls it exactly once, so the filter alone profiles each
+case's kernels once (two for the light curve of at most two coefficients:
+its two passes; three for the transit model of such a law without the
+planet's light: the window pass, the times without an exposure, the times
+with one). Prints, per case, what was launched and a check of the result.
 """
 
 import argparse
@@ -24,9 +27,29 @@ sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "benchmarks"))
 import gpu_benchmark  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-# op: what it launches (lc_<law>: the light curve of gpu_benchmark.LC_LAWS[law]).
+# The transit model's cases, one for each of its kernels' families
+# (jaxlib_ext/transit/transit_kernel.cu): (law of gpu_benchmark.LC_LAWS,
+# exposure time in days, the planet's day-side flux). One hot Jupiter (P = 3
+# d, a = 8.8, b = 0.3, r = 0.1, circular) at N times spread evenly over
+# [-0.25, 0.25] d around a transit, about a quarter of them in it; with the
+# planet's light, over a whole orbit, the secondary eclipse included.
+TRANSIT_CASES = {
+    "quadratic": ("quadratic", 0.0, 0.0),  # the low-order passes, no exposure
+    "quadratic_exposure": ("quadratic", gpu_benchmark.TRANSIT_EXPOSURE, 0.0),
+    "quadratic_light": ("quadratic", 0.0, 1e-3),  # the low-order law with the light
+    "ten": ("ten", 0.0, 0.0),  # the other polynomial laws
+    "power2": ("power2", 0.0, 0.0),  # the laws of laws.h
+    "tabulated": ("tabulated", 0.0, 0.0),
+}
+
+# op: what it launches (lc_<law>: the light curve of gpu_benchmark.LC_LAWS[law];
+# transit_<case>: the transit model of TRANSIT_CASES[case]).
 CASES = {"solve": "kepler.solve", "true_anomaly": "kepler.true_anomaly",
-         **{f"lc_{law}": f"the light curve, {law} law" for law in gpu_benchmark.LC_LAWS}}
+         **{f"lc_{law}": f"the light curve, {law} law" for law in gpu_benchmark.LC_LAWS},
+         **{f"transit_{case}": "the transit model, %s law%s%s" % (
+             law, ", exposures of %g d" % exposure if exposure else "",
+             ", the planet's light" if light else "")
+            for case, (law, exposure, light) in TRANSIT_CASES.items()}}
 
 
 def parse_cases(text, default_n):
@@ -46,6 +69,22 @@ def parse_cases(text, default_n):
       sys.exit("ncu_driver: bad N in case %r: a positive number of elements" % case)
     cases.append((fields[0], fields[1], n))
   return cases
+
+
+def transit_function(transit, case):
+  """The transit model of TRANSIT_CASES[case], a function of the times."""
+  law, exposure, light = TRANSIT_CASES[case]
+  name, u = gpu_benchmark.LC_LAWS[law]
+  grid = {"mu": gpu_benchmark.LC_GRIDS[law]} if law in gpu_benchmark.LC_GRIDS else {}
+  return lambda t: transit.light_curve(
+      t, period=3.0, t0=0.0, a=8.8, b=0.3, r=0.1, u=u, law=name, exposure_time=exposure,
+      planet_flux=light, **grid)
+
+
+def transit_times(jax, np, case, dtype, n, device):
+  """N times around a transit (with the planet's light: over a whole orbit)."""
+  span = 1.5 if TRANSIT_CASES[case][2] else 0.25
+  return (jax.device_put(np.linspace(-span, span, n).astype(dtype), device),)
 
 
 def main():
@@ -69,6 +108,7 @@ def main():
 
   import kepler
   from kepler import limb_dark
+  from kepler import transit
 
   device = jax.devices()[0]
   if device.platform != "gpu" and not args.on_cpu:
@@ -80,12 +120,16 @@ def main():
       u = gpu_benchmark.LC_LAWS[law][1]
       args = (jax.device_put(np.asarray(u, dtype), device),
               *gpu_benchmark.light_curve_inputs(jax, dtype, n, device))
+    elif op.startswith("transit_"):
+      case = op[len("transit_"):]
+      fn = jax.jit(transit_function(transit, case))
+      args = transit_times(jax, np, case, dtype, n, device)
     else:
       fn = jax.jit(getattr(kepler, op))
       args = gpu_benchmark.kepler_inputs(jax, dtype, n, device)
     compiled = fn.lower(*args).compile()  # compiling launches nothing
     out = jax.block_until_ready(compiled(*args))  # the one launch
-    if op.startswith("lc_"):
+    if op.startswith(("lc_", "transit_")):
       check = "F - 1 in [%.3g, %.3g], %d NaN" % (float(jnp.nanmin(out)), float(jnp.nanmax(out)),
                                                   int(jnp.sum(jnp.isnan(out))))
     else:
