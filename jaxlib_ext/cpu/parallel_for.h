@@ -82,12 +82,12 @@ namespace detail {
 // handler argument.
 template <typename Body>
 struct ParallelJob {
-  explicit ParallelJob(Body b, size_t count, size_t chunk_elements, size_t helper_tasks,
-                       xla::ffi::ThreadPool* thread_pool)
+  explicit ParallelJob(Body b, size_t count, size_t chunk_elements, size_t chunk_count,
+                       size_t helper_tasks, xla::ffi::ThreadPool* thread_pool)
       : body(std::move(b)),
         n(count),
         chunk(chunk_elements),
-        num_chunks((count + chunk_elements - 1) / chunk_elements),
+        num_chunks(chunk_count),
         helpers(helper_tasks),
         pool(thread_pool) {}
 
@@ -172,13 +172,14 @@ void ParallelFor(xla::ffi::ThreadPool& thread_pool, size_t n, size_t min_paralle
       n < min_parallel ? 0 : std::max<int64_t>(0, thread_pool.num_threads());
   const size_t chunk =
       ChunkFor(n, static_cast<size_t>(pool_threads), chunks_per_thread, unit);
-  const size_t helpers = HelperTasks(static_cast<size_t>(pool_threads), (n + chunk - 1) / chunk);
+  const size_t num_chunks = (n + chunk - 1) / chunk;
+  const size_t helpers = HelperTasks(static_cast<size_t>(pool_threads), num_chunks);
   if (helpers == 0) {
     body(size_t{0}, n);
     return;
   }
-  auto job = std::make_shared<detail::ParallelJob<Body>>(std::move(body), n, chunk, helpers,
-                                                         &thread_pool);
+  auto job = std::make_shared<detail::ParallelJob<Body>>(std::move(body), n, chunk, num_chunks,
+                                                         helpers, &thread_pool);
   job->Run(job);
 }
 
