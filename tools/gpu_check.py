@@ -45,7 +45,8 @@ Environment:
   KEPLER_SKIP_TESTS=1, KEPLER_SKIP_SANITIZER=1, KEPLER_SKIP_BENCH=1  skip those steps
   KEPLER_CHECK_TESTS   the test files to run, e.g. gpu_test (default: every GPU file)
   KEPLER_BENCH_ARGS    more arguments of gpu_benchmark.py (e.g. "--quick")
-  KEPLER_NCU=1         also profile the kernels with ncu (2-3 minutes more)
+  KEPLER_NCU=1         also profile the kernels with ncu (1-2 minutes more before the
+                       transit model's cases; with them not yet timed)
 """
 
 import glob
