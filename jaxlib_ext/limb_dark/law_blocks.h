@@ -59,31 +59,49 @@ JAXEXT_ALWAYS_INLINE inline int InsideRule(double two_br, double a) {
   return rule;
 }
 
-// Lanes are summed in chunks whose sums stay in the first-level cache.
-constexpr int kLaneChunk = 64;
+// The rules run kLawLanes lanes at a time, all of a rule's nodes, one node
+// after another, into sums of those lanes that stay in registers (one
+// vector each with AVX-512), not loaded and stored at every node;
+// StoreLaneSums hands them to the block's sums.
+JAXEXT_ALWAYS_INLINE inline void StoreLaneSums(const PowerSums<kLawLanes>& acc, int start,
+                                               BlockSums* s) {
+  for (int i = 0; i < kLawLanes; ++i) {
+    for (int k = 0; k < 4; ++k) s->p[k][start + i] = acc.p[k][i];
+    s->q[start + i] = acc.q[i];
+    s->s[start + i] = acc.s[i];
+    s->t[start + i] = acc.t[i];
+    s->area[start + i] = acc.area[i];
+    s->w_r[start + i] = acc.w_r[i];
+    s->w_b[start + i] = acc.w_b[i];
+  }
+}
 
 // Inside the disk: the midpoint rule of 2 M steps (InsideLawMoments') for
-// lanes [0, n), nodes in [0, pi] (the integrands are even in psi).
+// lanes [0, n) (n a multiple of kLawLanes), nodes in [0, pi] (the
+// integrands are even in psi).
 template <int M, bool kHalf, bool kDerivatives>
 void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSums* s) {
   constexpr Table<M> kCos = HalfPeriodMidCos<M>();
   constexpr Table<M> kOneMinusCos = HalfPeriodMidOneMinusCos<M>();
-  ClearPowerSums(n, s);
-  for (int start = 0; start < n; start += kLaneChunk) {
-    const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
+  for (int start = 0; start < n; start += kLawLanes) {
+    PowerSums<kLawLanes> acc;
+    ClearPowerSums(kLawLanes, &acc);
     for (int j = 0; j < M; ++j) {
       const double cos_psi = kCos.v[j], one_minus_cos = kOneMinusCos.v[j];
-      for (int i = start; i < end; ++i) {
-        const InsideNode node =
-            InsideNodeAt(in.a[i], in.two_br[i], in.d2[i], in.r[i], cos_psi, one_minus_cos);
-        AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, i, s);
+      for (int i = 0; i < kLawLanes; ++i) {
+        const InsideNode node = InsideNodeAt(in.a[start + i], in.two_br[start + i],
+                                             in.d2[start + i], in.r[start + i], cos_psi,
+                                             one_minus_cos);
+        AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, i,
+                                          &acc);
       }
     }
+    StoreLaneSums(acc, start, s);
   }
 }
 
 // Crossing the limb: CrossingLawMoments' nodes (CrossingNodeAt) for lanes
-// [0, n).
+// [0, n) (n a multiple of kLawLanes).
 template <bool kHalf, bool kDerivatives>
 void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSums* s) {
   constexpr int kNodes = 32;
@@ -91,25 +109,27 @@ void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockS
   constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
   constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
   constexpr Table<kNodes> kLogCos2 = GradedHalfPiLogCos2();
-  ClearPowerSums(n, s);
-  for (int start = 0; start < n; start += kLaneChunk) {
-    const int end = n - start < kLaneChunk ? n : start + kLaneChunk;
+  for (int start = 0; start < n; start += kLawLanes) {
+    PowerSums<kLawLanes> acc;
+    ClearPowerSums(kLawLanes, &acc);
     for (int j = 0; j < kNodes; ++j) {
       const double cos_t = kCos.v[j], sin2 = kSin2.v[j];
       const double weight = 4 * kWeight.v[j] * cos_t, log_cos2 = kLogCos2.v[j];
-      for (int i = start; i < end; ++i) {
-        const CrossingNode node = CrossingNodeAt(in.c2[i], in.log_c2[i], in.k2[i], in.k[i],
-                                                 in.d2[i], in.r_rmb[i], cos_t, sin2, weight,
+      for (int i = 0; i < kLawLanes; ++i) {
+        const int l = start + i;
+        const CrossingNode node = CrossingNodeAt(in.c2[l], in.log_c2[l], in.k2[l], in.k[l],
+                                                 in.d2[l], in.r_rmb[l], cos_t, sin2, weight,
                                                  log_cos2);
-        s->area[i] += node.w_e;
+        acc.area[i] += node.w_e;
         if (kDerivatives) {
-          s->w_r[i] += node.w;
-          s->w_b[i] += node.w_b;
+          acc.w_r[i] += node.w;
+          acc.w_b[i] += node.w_b;
         }
         AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g, node.w_e, node.w, node.w_b, i,
-                                          s);
+                                          &acc);
       }
     }
+    StoreLaneSums(acc, start, s);
   }
 }
 
