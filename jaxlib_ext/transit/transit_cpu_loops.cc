@@ -78,16 +78,13 @@ void SolveTimes(const Orbit& orbit, const double* __restrict dt, double* __restr
   }
 }
 
-// F - 1 of a planet whose law is polynomial of at most two coefficients at
-// up to kSize times (relative to t0): the times its transit window keeps
-// (transit_window.h; F - 1 is 0 elsewhere) gathered, their separations in
-// one loop; then, for the times in transit only (gathered), the
-// separations' derivatives and the light curve's low-order points
-// (LowOrderLightCurvePoint) in others, loops that clang vectorises in the
-// avx2 and avx512 variants (one time per lane); InTransit then gives a time
-// in transit with the points that path leaves (LightCurvePoint) and the
-// chain rule. The same values as FluxAt's to rounding. kDerivatives false:
-// the value alone. The gathered loops run over whole vectors (kLanes, the
+// The times of a block that may see the planet in transit, located: F - 1
+// out of transit for every time (`fill`: 0, or NaN where the time is NaN or
+// inf); the times its transit window keeps (transit_window.h; F - 1 is 0
+// elsewhere) gathered, Kepler's equation solved for them in one loop
+// (SolveTimes), their separations in another; the times in transit
+// (front, b < 1 + r) gathered again, with kDerivatives their separations'
+// derivatives. The gathered loops run over whole vectors (kLanes, the
 // widest: AVX-512's doubles), padded with a copy of a real entry: a few
 // times in a block would otherwise take the loops' scalar remainders, with
 // Kepler's equation solved at a scalar's latency.
@@ -96,28 +93,20 @@ constexpr size_t kLanes = 8;
 constexpr size_t Padded(size_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
 template <bool kDerivatives, size_t kSize>
-struct LowOrderBlock {
+struct TransitTimesBlock {
   static constexpr size_t kRoom = Padded(kSize);
-  const Planet* planet;
   double fill[kSize];      // F - 1 out of transit: 0, or NaN where the time is NaN or inf
   size_t count;            // the times in transit
   size_t index[kSize];     // their positions among the times, ascending
   // Of the times in transit, by their place in index (then the padding):
   double b[kRoom], b2_by[kParamCount][kRoom];
-  double value[kRoom], f_db[kRoom], f_dr[kRoom], ds[3][kRoom];
-  double du_by[2][kRoom];  // with kDerivatives, dF/du where `ok` (GradientsInU)
-  bool ok[kRoom];
 
-  // The times dt[0..m). The orbit and the law are copied: the loops' stores
-  // into the block then cannot alias them, which vectorising needs.
-  void Evaluate(const Planet& p, const TransitWindow& window, const double* __restrict dt,
-                size_t m) {
-    planet = &p;
-    const Orbit orbit = p.orbit;
-    const limb_dark::CurveRow& curve = p.curve;
-    const double g3[3] = {curve.g[0], curve.order >= 1 ? curve.g[1] : 0.0,
-                          curve.order >= 2 ? curve.g[2] : 0.0};
-    const double r = p.r, norm = curve.norm;
+  // The times dt[0..m) of the planet's orbit. The orbit is copied: the
+  // loops' stores into the block then cannot alias it, which vectorising
+  // needs.
+  void Locate(const Orbit& planet_orbit, double r, const TransitWindow& window,
+              const double* __restrict dt, size_t m) {
+    const Orbit orbit = planet_orbit;
     // NaN or inf times: NaN everywhere (FluxAt's rule); the others 0 out of
     // transit.
     for (size_t i = 0; i < m; ++i) fill[i] = dt[i] - dt[i] == 0 ? 0.0 : dt[i] - dt[i];
@@ -176,6 +165,39 @@ struct LowOrderBlock {
         for (int j = 0; j < kParamCount; ++j) b2_by[j][k] = d_b2[j];
       }
     }
+  }
+};
+
+// F - 1 of a planet whose law is polynomial of at most two coefficients at
+// up to kSize times (relative to t0): the times in transit located
+// (TransitTimesBlock), then the light curve's low-order points
+// (LowOrderLightCurvePoint) in a loop that clang vectorises in the avx2 and
+// avx512 variants (one time per lane); InTransit then gives a time in
+// transit with the points that path leaves (LightCurvePoint) and the chain
+// rule. The same values as FluxAt's to rounding. kDerivatives false: the
+// value alone.
+template <bool kDerivatives, size_t kSize>
+struct LowOrderBlock : TransitTimesBlock<kDerivatives, kSize> {
+  using Base = TransitTimesBlock<kDerivatives, kSize>;
+  using Base::b;
+  using Base::b2_by;
+  using Base::count;
+  static constexpr size_t kRoom = Base::kRoom;
+  const Planet* planet;
+  double value[kRoom], f_db[kRoom], f_dr[kRoom], ds[3][kRoom];
+  double du_by[2][kRoom];  // with kDerivatives, dF/du where `ok` (GradientsInU)
+  bool ok[kRoom];
+
+  // The times dt[0..m). The law is copied: the loop's stores into the
+  // block then cannot alias it.
+  void Evaluate(const Planet& p, const TransitWindow& window, const double* __restrict dt,
+                size_t m) {
+    planet = &p;
+    this->Locate(p.orbit, p.r, window, dt, m);
+    const limb_dark::CurveRow& curve = p.curve;
+    const double g3[3] = {curve.g[0], curve.order >= 1 ? curve.g[1] : 0.0,
+                          curve.order >= 2 ? curve.g[2] : 0.0};
+    const double r = p.r, norm = curve.norm;
     for (size_t k = 0; k < Padded(count); ++k) {
       const limb_dark::LowOrderPoint point = limb_dark::LowOrderLightCurvePoint(b[k], r, g3, norm);
       value[k] = point.flux.value;
@@ -294,6 +316,50 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
       if (out.du[0]) {
         for (int j = 0; j < order; ++j) out.du[j][e] = static_cast<T>(du[j]);
       }
+    }
+  }
+}
+
+// Times without an exposure of a planet of any other law (without the
+// planet's light), a block at a time: every time stored as out of transit,
+// the times in transit located (TransitTimesBlock), then each of them
+// through the law's light curve (CurveAt, a point at a time) and the chain
+// rule, as FluxAt computes it after its own solve of Kepler's equation:
+// the same values to rounding.
+template <bool kDerivatives, typename T>
+void CurveTimes(const Planet& planet, const TransitWindow& window, const Times<T>& t,
+                const Outputs<T>& out, size_t begin, size_t end) {
+  constexpr size_t kBlock = 128;
+  const int n_du = planet.curve.n_du;
+  const bool with_du = kDerivatives && out.du[0];
+  TransitTimesBlock<kDerivatives, kBlock> block;
+  double dt[kBlock];
+  for (size_t start = begin; start < end; start += kBlock) {
+    const size_t m = end - start < kBlock ? end - start : kBlock;
+    for (size_t i = 0; i < m; ++i) dt[i] = static_cast<double>(t[start + i]) - planet.orbit.t0;
+    block.Locate(planet.orbit, planet.r, window, dt, m);
+    const auto fill = [&](T* column) {
+      for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(block.fill[i]);
+    };
+    fill(out.flux);
+    if (kDerivatives) {
+      for (int j = 0; j <= kParamCount; ++j) fill(out.d[j]);
+      for (int j = 0; with_du && j < n_du; ++j) fill(out.du[j]);
+    }
+    for (size_t k = 0; k < block.count; ++k) {
+      const size_t e = start + block.index[k];
+      double du[limb_dark::CurveRow::kMaxDerivatives];
+      const limb_dark::Flux f =
+          limb_dark::CurveAt(planet.curve, block.b[k], planet.r, with_du ? du : nullptr);
+      out.flux[e] = static_cast<T>(f.value);
+      if (!kDerivatives) continue;
+      const double chain = PerSquareOfB(block.b[k], f.d_db);
+      for (int j = 0; j < kParamCount; ++j) {
+        out.d[j][e] = static_cast<T>(j == kRadius ? f.d_dr : chain * block.b2_by[j][k]);
+      }
+      // The mean's derivative in T vanishes at T = 0 (TransitElement's).
+      out.d[kParamCount][e] = static_cast<T>(f.value == f.value ? 0.0 : f.value);
+      for (int j = 0; with_du && j < n_du; ++j) out.du[j][e] = static_cast<T>(du[j]);
     }
   }
 }
@@ -613,9 +679,10 @@ size_t RunOfEpochEnd(T t0, T period, int epochs, int k, const T* t, size_t begin
 // The row is made ready once; its contacts once, at the first element with
 // an exposure. A polynomial law of at most two coefficients without the
 // planet's light takes LowOrderTimes for runs of times without an exposure
-// and LowOrderExposures for runs with one; with the planet's light, runs of
-// times without an exposure take LightTimes; the others go a time at a time
-// (TransitElement).
+// and LowOrderExposures for runs with one; any other law without the
+// planet's light takes CurveTimes for runs of times without an exposure;
+// with the planet's light, runs of times without an exposure take
+// LightTimes; the others go a time at a time (TransitElement).
 //
 // With transit times (epochs > 0), the times shifted by their epochs'
 // variations as they are read (Times), a chunk at a time (kShiftChunk).
@@ -629,9 +696,11 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   // A polynomial law of at most two coefficients: LowOrderBlock's.
   const bool low_order_law = IsLowOrder(PlanOf(law, order, light));
   const bool low_order = low_order_law && planet->valid && !light;
-  // The window serves the low-order blocks alone.
-  const TransitWindow window =
-      low_order ? MakeTransitWindow(planet->orbit, planet->r) : TransitWindow{true, 0, 0, 0};
+  // The other laws' times without an exposure: CurveTimes.
+  const bool windowed = !low_order_law && planet->valid && !light;
+  // The window serves the blocks of both.
+  const TransitWindow window = low_order || windowed ? MakeTransitWindow(planet->orbit, planet->r)
+                                                     : TransitWindow{true, 0, 0, 0};
   Contacts contacts;
   OrbitBreaks breaks;
   bool found = false;
@@ -653,6 +722,18 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
           LightTimes<true>(*planet, low_order_law, t, exposure, out, i, stop);
         } else {
           LightTimes<false>(*planet, low_order_law, t, exposure, out, i, stop);
+        }
+        evaluations += stop - i;
+        i = stop;
+        continue;
+      }
+      if (windowed && exposure[i] == 0) {
+        // The run of times without an exposure from i, of any other law.
+        const size_t stop = RunEnd(exposure, i, m, false);
+        if (out.d[0]) {
+          CurveTimes<true>(*planet, window, t, out, i, stop);
+        } else {
+          CurveTimes<false>(*planet, window, t, out, i, stop);
         }
         evaluations += stop - i;
         i = stop;
