@@ -7,7 +7,10 @@
 // nodes across the lanes: a chain of 8 to 32 nodes, too short to keep the
 // vector units busy; here the lanes are independent points. Both take
 // their nodes, powers, sums and flux from power_sums.h; a point's nodes are
-// summed in another order (here one node after another).
+// summed in another order (here one node after another). PowerLawBlocks,
+// at the end, sorts any points into those rules' blocks: the CPU light
+// curve's loop, and the transit model's times in transit
+// (transit_cpu_loops.cc).
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
 
@@ -205,6 +208,178 @@ void CrossingPowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums
     CrossingPowerSums<false, kDerivatives>(pt, lanes, n, s);
   }
   s->scale = 1;
+}
+
+// A block's points by their place in it: rule, |b|, b's sign, r, and for
+// the crossing rule 2 kappa1, 1 - (b - r)^2, k^2 (MakeGeometry's).
+struct BlockPoints {
+  int rule[kLawBlock];
+  double b[kLawBlock], sign_b[kLawBlock], r[kLawBlock];
+  double limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
+};
+
+// The points past the inside rules, gathered: their place, b, r, and
+// their rule with what it keeps.
+struct EdgePoints {
+  int at[kLawBlock], rule[kLawBlock];
+  double b[kLawBlock], r[kLawBlock], limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
+};
+
+// PowerLawBlocks' working arrays, about 360 kB: its callers keep one on the
+// heap for all their calls.
+struct PowerBlockScratch {
+  BlockPoints points;
+  EdgePoints edge;
+  int by_rule[kLawBlock];  // places in the block, sorted by rule
+  PowerLanes lanes;
+  BlockSums sums;
+  PowerOutputs outputs;
+};
+
+// A point's outputs, for the points PowerLawBlocks takes one at a time.
+template <typename T>
+void StoreLawPoint(const LawFlux& f, int order, size_t i, T* flux, T* d_db, T* d_dr,
+                   T* const* d_du) {
+  flux[i] = static_cast<T>(f.value);
+  if (d_db) {
+    d_db[i] = static_cast<T>(f.d_db);
+    d_dr[i] = static_cast<T>(f.d_dr);
+  }
+  if (d_du) {
+    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(f.du[j]);
+  }
+}
+
+// The rules a block's points are sorted into: the inside rule of each node
+// count of kInsideNodes, then the crossing rule.
+constexpr int kCrossingRule = kInsideRules;
+constexpr int kPowerRules = kInsideRules + 1;
+
+// Lanes [0, n) of l through rule `rule`: the inside rule of
+// kInsideNodes[rule] nodes, each count of the list one instantiation, or the
+// crossing rule.
+template <bool kDerivatives, int K = 0>
+void RunPowerRule(int rule, const PowerTerms& pt, PowerLanes& l, int n, BlockSums* sums) {
+  if constexpr (K < kInsideRules) {
+    if (rule == K) return InsidePowerRule<kInsideNodes.v[K], kDerivatives>(pt, l, n, sums);
+    return RunPowerRule<kDerivatives, K + 1>(rule, pt, l, n, sums);
+  } else {
+    return CrossingPowerRule<kDerivatives>(pt, l, n, sums);
+  }
+}
+
+// A power law (power2, nonlinear, square root): blocks of kLawBlock points,
+// each point sorted by its rule (as LawLightCurvePoint chooses it, but for
+// the inside rule's node count, kInsideNodes); those inside the disk and
+// crossing the limb through the loops over lanes above, one rule at a
+// time, the others (no overlap, the contact rule, NaN, r below 1e-100,
+// where rho^2 at a node could underflow) one at a time. A point's result
+// does not depend on the others in its block: its lane computes it alone,
+// the padding lanes repeat the first. kDerivatives false: the value alone.
+template <bool kDerivatives, typename T>
+void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flux, T* d_db,
+                    T* d_dr, T* const* d_du, size_t n, PowerBlockScratch* scratch) {
+  const PowerTerms& pt = row.power_terms;
+  BlockPoints& p = scratch->points;
+  EdgePoints& edge = scratch->edge;
+  PowerLanes& l = scratch->lanes;
+  BlockSums* sums = &scratch->sums;
+  PowerOutputs* outputs = &scratch->outputs;
+  const PowerConstants& constants = row.power_constants;
+  for (size_t start = 0; start < n; start += kLawBlock) {
+    const int size = static_cast<int>(n - start < kLawBlock ? n - start : kLawBlock);
+    // Every point's inside rule (kInsideRules: none; kPowerRules: not a
+    // partial overlap, one at a time), in a loop without branches...
+    for (int i = 0; i < size; ++i) {
+      const double ri = static_cast<double>(r[start + i]);
+      const PointSetUp point = SetUpPoint(static_cast<double>(b[start + i]), ri);
+      const double bb = point.b;
+      const double a = (1 - ri) * (1 + ri) - bb * bb, two_br = 2 * bb * ri;
+      const bool partial = point.overlap == Overlap::kPartial && ri >= 1e-100;
+      p.rule[i] = !partial ? kPowerRules : a > 0 ? InsideRule(two_br, a) : kInsideRules;
+      p.b[i] = bb;
+      p.sign_b[i] = point.sign_b;
+      p.r[i] = ri;
+    }
+    // ... then, for the points past them (gathered), the crossing rule where
+    // ChooseEdgeRule picks it (Geometry's 2 kappa1, 1 - (b - r)^2 and k^2
+    // kept), else kPowerRules, in a loop that vectorises...
+    int n_edge = 0;
+    for (int i = 0; i < size; ++i) {
+      edge.at[n_edge] = i;
+      n_edge += p.rule[i] == kInsideRules;
+    }
+    for (int e = 0; e < n_edge; ++e) {
+      edge.b[e] = p.b[edge.at[e]];
+      edge.r[e] = p.r[edge.at[e]];
+    }
+    for (int e = 0; e < n_edge; ++e) {
+      const double bb = edge.b[e], ri = edge.r[e];
+      const Geometry geo = MakeGeometry(bb, ri);
+      const double a = (1 - ri) * (1 + ri) - bb * bb;
+      edge.rule[e] = ChooseEdgeRule(geo, a) == EdgeRule::kCrossing ? kCrossingRule : kPowerRules;
+      edge.limb[e] = 2 * geo.kappa1;
+      edge.c2[e] = geo.one_minus_bmr2;
+      edge.k2[e] = geo.k2;
+    }
+    for (int e = 0; e < n_edge; ++e) {
+      const int i = edge.at[e];
+      p.rule[i] = edge.rule[e];
+      p.limb[i] = edge.limb[e];
+      p.c2[i] = edge.c2[e];
+      p.k2[i] = edge.k2[e];
+    }
+    // ... and the points of kPowerRules one at a time.
+    // count[rule + 1]: the points of each rule (kPowerRules included), then
+    // where each rule's points start in by_rule.
+    int count[kPowerRules + 2] = {};
+    for (int rule = 0; rule <= kPowerRules; ++rule) {
+      int points = 0;
+      for (int i = 0; i < size; ++i) points += p.rule[i] == rule;
+      count[rule + 1] = points;
+    }
+    for (int i = 0; count[kPowerRules + 1] > 0 && i < size; ++i) {
+      if (p.rule[i] == kPowerRules) {
+        StoreLawPoint(LawLightCurvePoint(row, static_cast<double>(b[start + i]), p.r[i]), order,
+                      start + i, flux, d_db, d_dr, d_du);
+      }
+    }
+    for (int rule = 0; rule <= kPowerRules; ++rule) count[rule + 1] += count[rule];
+    int next[kPowerRules + 1];
+    for (int rule = 0; rule <= kPowerRules; ++rule) next[rule] = count[rule];
+    for (int i = 0; i < size; ++i) scratch->by_rule[next[p.rule[i]]++] = i;
+    for (int rule = 0; rule < kPowerRules; ++rule) {
+      const int first = count[rule], lanes = count[rule + 1] - first;
+      if (lanes == 0) continue;
+      // Whole vectors: the padding lanes repeat the first point.
+      const int padded = (lanes + kLawLanes - 1) / kLawLanes * kLawLanes;
+      for (int j = 0; j < padded; ++j) {
+        const int i = scratch->by_rule[first + (j < lanes ? j : 0)];
+        l.b[j] = p.b[i];
+        l.r[j] = p.r[i];
+        l.sign_b[j] = p.sign_b[i];
+        l.limb[j] = 0;  // the limb's share: the crossing rule's alone
+      }
+      for (int j = 0; rule == kCrossingRule && j < padded; ++j) {
+        const int i = scratch->by_rule[first + (j < lanes ? j : 0)];
+        l.limb[j] = p.limb[i];
+        l.c2[j] = p.c2[i];
+        l.k2[j] = p.k2[i];
+      }
+      RunPowerRule<kDerivatives>(rule, pt, l, padded, sums);
+      PowerLaneOutputs<kDerivatives>(constants, l, *sums, padded, outputs);
+      for (int j = 0; j < lanes; ++j) {
+        const size_t i = start + scratch->by_rule[first + j];
+        flux[i] = static_cast<T>(outputs->value[j]);
+        if (!kDerivatives) continue;
+        d_db[i] = static_cast<T>(outputs->d_db[j]);
+        d_dr[i] = static_cast<T>(outputs->d_dr[j]);
+        if (d_du) {
+          for (int k = 0; k < order; ++k) d_du[k][i] = static_cast<T>(outputs->du[k][j]);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace detail

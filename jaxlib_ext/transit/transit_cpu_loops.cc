@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "jaxlib_ext/limb_dark/law_blocks.h"
 #include "jaxlib_ext/transit/transit.h"
 #include "jaxlib_ext/transit/transit_cpu_loops.h"
 #include "jaxlib_ext/transit/transit_window.h"
@@ -322,17 +323,38 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
 
 // Times without an exposure of a planet of any other law (without the
 // planet's light), a block at a time: every time stored as out of transit,
-// the times in transit located (TransitTimesBlock), then each of them
-// through the law's light curve (CurveAt, a point at a time) and the chain
-// rule, as FluxAt computes it after its own solve of Kepler's equation:
-// the same values to rounding.
+// the times in transit located (TransitTimesBlock), then their light curve
+// and the chain rule, as FluxAt computes them after its own solve of
+// Kepler's equation: a power law's (power2, nonlinear, square root) points
+// through the light curve's blocks (PowerLawBlocks, law_blocks.h: the
+// points a lane, the same rules but for the inside rule's node count),
+// the other laws' a point at a time (CurveAt). The same values to
+// rounding.
 template <bool kDerivatives, typename T>
 void CurveTimes(const Planet& planet, const TransitWindow& window, const Times<T>& t,
                 const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
-  const int n_du = planet.curve.n_du;
+  using Block = TransitTimesBlock<kDerivatives, kBlock>;
+  const limb_dark::CurveRow& curve = planet.curve;
+  const int n_du = curve.n_du;
   const bool with_du = kDerivatives && out.du[0];
-  TransitTimesBlock<kDerivatives, kBlock> block;
+  const bool power = curve.law != limb_dark::Law::kPolynomial &&
+                     curve.law != limb_dark::Law::kTabulated && curve.law_row.power &&
+                     curve.law_row.norm > 0;
+  // A power law's light curve at the times in transit, a lane each.
+  struct PowerPoints {
+    double r[Block::kRoom], flux[Block::kRoom], d_db[Block::kRoom], d_dr[Block::kRoom];
+    double du[limb_dark::kMaxLawTerms][Block::kRoom];
+    limb_dark::detail::PowerBlockScratch scratch;
+  };
+  std::unique_ptr<PowerPoints> points;
+  double* du_columns[limb_dark::kMaxLawTerms] = {};
+  if (power) {
+    points.reset(new PowerPoints);
+    for (size_t k = 0; k < Block::kRoom; ++k) points->r[k] = planet.r;
+    for (int j = 0; with_du && j < n_du; ++j) du_columns[j] = points->du[j];
+  }
+  Block block;
   double dt[kBlock];
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t m = end - start < kBlock ? end - start : kBlock;
@@ -346,11 +368,24 @@ void CurveTimes(const Planet& planet, const TransitWindow& window, const Times<T
       for (int j = 0; j <= kParamCount; ++j) fill(out.d[j]);
       for (int j = 0; with_du && j < n_du; ++j) fill(out.du[j]);
     }
+    if (power && block.count > 0) {
+      PowerPoints& q = *points;
+      limb_dark::detail::PowerLawBlocks<kDerivatives>(
+          curve.law_row, curve.order, block.b, q.r, q.flux, kDerivatives ? q.d_db : nullptr,
+          kDerivatives ? q.d_dr : nullptr, with_du ? du_columns : nullptr, block.count,
+          &q.scratch);
+    }
     for (size_t k = 0; k < block.count; ++k) {
       const size_t e = start + block.index[k];
       double du[limb_dark::CurveRow::kMaxDerivatives];
-      const limb_dark::Flux f =
-          limb_dark::CurveAt(planet.curve, block.b[k], planet.r, with_du ? du : nullptr);
+      limb_dark::Flux f;
+      if (power) {
+        const PowerPoints& q = *points;
+        f = {q.flux[k], kDerivatives ? q.d_db[k] : 0.0, kDerivatives ? q.d_dr[k] : 0.0};
+        for (int j = 0; with_du && j < n_du; ++j) du[j] = q.du[j][k];
+      } else {
+        f = limb_dark::CurveAt(curve, block.b[k], planet.r, with_du ? du : nullptr);
+      }
       out.flux[e] = static_cast<T>(f.value);
       if (!kDerivatives) continue;
       const double chain = PerSquareOfB(block.b[k], f.d_db);
