@@ -189,6 +189,8 @@ struct LowOrderBlock : TransitTimesBlock<kDerivatives, kSize> {
   double du_by[2][kRoom];  // with kDerivatives, dF/du where `ok` (GradientsInU)
   bool ok[kRoom];
 
+  void Prepare(const Planet& p) { planet = &p; }
+
   // The times dt[0..m). The law is copied: the loop's stores into the
   // block then cannot alias it.
   void Evaluate(const Planet& p, const TransitWindow& window, const double* __restrict dt,
@@ -321,93 +323,118 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
   }
 }
 
-// Times without an exposure of a planet of any other law (without the
-// planet's light), a block at a time: every time stored as out of transit,
-// the times in transit located (TransitTimesBlock), then their light curve
-// and the chain rule, as FluxAt computes them after its own solve of
-// Kepler's equation: a power law's (power2, nonlinear, square root) points
-// through the light curve's blocks (PowerLawBlocks, law_blocks.h: the
-// points a lane, the same rules but for the inside rule's node count),
-// the other laws' a point at a time (CurveAt). The same values to
-// rounding.
+// F - 1 of a planet of any other law at up to kSize times (relative to
+// t0): the times in transit located (TransitTimesBlock), then a power
+// law's light curve (power2, nonlinear, square root) at all of them through
+// the light curve's blocks (PowerLawBlocks, law_blocks.h: a point a lane,
+// the same rules but for the inside rule's node count), or another law's
+// a point at a time (CurveAt) as InTransit asks; InTransit adds the chain
+// rule. The same values as FluxAt's to rounding. kDerivatives false: the
+// value alone. Prepare first, once for the planet.
+template <bool kDerivatives, size_t kSize>
+struct CurveBlock : TransitTimesBlock<kDerivatives, kSize> {
+  using Base = TransitTimesBlock<kDerivatives, kSize>;
+  using Base::b;
+  using Base::b2_by;
+  using Base::count;
+  static constexpr size_t kRoom = Base::kRoom;
+  const Planet* planet;
+  bool power;
+  // A power law's points: r (the planet's) per lane, F - 1 and its
+  // derivatives in b, r (kDerivatives) and u.
+  double r[kRoom], value[kRoom], f_db[kRoom], f_dr[kRoom];
+  double du_by[limb_dark::kMaxLawTerms][kRoom];
+  std::unique_ptr<limb_dark::detail::PowerBlockScratch> scratch;  // a power law's
+
+  void Prepare(const Planet& p) {
+    planet = &p;
+    const limb_dark::CurveRow& curve = p.curve;
+    power = curve.law != limb_dark::Law::kPolynomial && curve.law != limb_dark::Law::kTabulated &&
+            curve.law_row.power && curve.law_row.norm > 0;
+    if (!power) return;
+    if (!scratch) scratch.reset(new limb_dark::detail::PowerBlockScratch);
+    for (size_t k = 0; k < kRoom; ++k) r[k] = p.r;
+  }
+
+  // The times dt[0..m).
+  void Evaluate(const Planet& p, const TransitWindow& window, const double* __restrict dt,
+                size_t m) {
+    this->Locate(p.orbit, p.r, window, dt, m);
+    if (!power || count == 0) return;
+    double* du[limb_dark::kMaxLawTerms];
+    for (int j = 0; j < limb_dark::kMaxLawTerms; ++j) du[j] = du_by[j];
+    limb_dark::detail::PowerLawBlocks<kDerivatives>(
+        p.curve.law_row, p.curve.order, b, r, value, kDerivatives ? f_db : nullptr,
+        kDerivatives ? f_dr : nullptr, kDerivatives ? du : nullptr, count, scratch.get());
+  }
+
+  // The k-th time in transit: F - 1, and with kDerivatives d[Param] and,
+  // with du non-null, du[0..n_du).
+  double InTransit(size_t k, double* d, double* du) const {
+    limb_dark::Flux f;
+    if (power) {
+      f = {value[k], kDerivatives ? f_db[k] : 0.0, kDerivatives ? f_dr[k] : 0.0};
+      for (int j = 0; kDerivatives && du && j < planet->curve.n_du; ++j) du[j] = du_by[j][k];
+    } else {
+      f = limb_dark::CurveAt(planet->curve, b[k], planet->r, kDerivatives ? du : nullptr);
+    }
+    if (kDerivatives) {
+      const double chain = PerSquareOfB(b[k], f.d_db);
+      for (int j = 0; j < kParamCount; ++j) d[j] = chain * b2_by[j][k];
+      d[kRadius] = f.d_dr;
+    }
+    return f.value;
+  }
+};
+
+// Times without an exposure of a planet of any other law (CurveBlock's:
+// without the planet's light), a block at a time: every time stored as out
+// of transit, then the times in transit.
 template <bool kDerivatives, typename T>
 void CurveTimes(const Planet& planet, const TransitWindow& window, const Times<T>& t,
                 const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
-  using Block = TransitTimesBlock<kDerivatives, kBlock>;
-  const limb_dark::CurveRow& curve = planet.curve;
-  const int n_du = curve.n_du;
-  const bool with_du = kDerivatives && out.du[0];
-  const bool power = curve.law != limb_dark::Law::kPolynomial &&
-                     curve.law != limb_dark::Law::kTabulated && curve.law_row.power &&
-                     curve.law_row.norm > 0;
-  // A power law's light curve at the times in transit, a lane each.
-  struct PowerPoints {
-    double r[Block::kRoom], flux[Block::kRoom], d_db[Block::kRoom], d_dr[Block::kRoom];
-    double du[limb_dark::kMaxLawTerms][Block::kRoom];
-    limb_dark::detail::PowerBlockScratch scratch;
-  };
-  std::unique_ptr<PowerPoints> points;
-  double* du_columns[limb_dark::kMaxLawTerms] = {};
-  if (power) {
-    points.reset(new PowerPoints);
-    for (size_t k = 0; k < Block::kRoom; ++k) points->r[k] = planet.r;
-    for (int j = 0; with_du && j < n_du; ++j) du_columns[j] = points->du[j];
-  }
-  Block block;
+  const int n_du = kDerivatives && out.du[0] ? planet.curve.n_du : 0;
+  CurveBlock<kDerivatives, kBlock> block;
+  block.Prepare(planet);
   double dt[kBlock];
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) dt[i] = static_cast<double>(t[start + i]) - planet.orbit.t0;
-    block.Locate(planet.orbit, planet.r, window, dt, m);
+    block.Evaluate(planet, window, dt, m);
     const auto fill = [&](T* column) {
       for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(block.fill[i]);
     };
     fill(out.flux);
     if (kDerivatives) {
       for (int j = 0; j <= kParamCount; ++j) fill(out.d[j]);
-      for (int j = 0; with_du && j < n_du; ++j) fill(out.du[j]);
-    }
-    if (power && block.count > 0) {
-      PowerPoints& q = *points;
-      limb_dark::detail::PowerLawBlocks<kDerivatives>(
-          curve.law_row, curve.order, block.b, q.r, q.flux, kDerivatives ? q.d_db : nullptr,
-          kDerivatives ? q.d_dr : nullptr, with_du ? du_columns : nullptr, block.count,
-          &q.scratch);
+      for (int j = 0; j < n_du; ++j) fill(out.du[j]);
     }
     for (size_t k = 0; k < block.count; ++k) {
       const size_t e = start + block.index[k];
-      double du[limb_dark::CurveRow::kMaxDerivatives];
-      limb_dark::Flux f;
-      if (power) {
-        const PowerPoints& q = *points;
-        f = {q.flux[k], kDerivatives ? q.d_db[k] : 0.0, kDerivatives ? q.d_dr[k] : 0.0};
-        for (int j = 0; with_du && j < n_du; ++j) du[j] = q.du[j][k];
-      } else {
-        f = limb_dark::CurveAt(curve, block.b[k], planet.r, with_du ? du : nullptr);
-      }
-      out.flux[e] = static_cast<T>(f.value);
+      double d[kParamCount], du[limb_dark::CurveRow::kMaxDerivatives];
+      const double value = block.InTransit(k, d, n_du ? du : nullptr);
+      out.flux[e] = static_cast<T>(value);
       if (!kDerivatives) continue;
-      const double chain = PerSquareOfB(block.b[k], f.d_db);
-      for (int j = 0; j < kParamCount; ++j) {
-        out.d[j][e] = static_cast<T>(j == kRadius ? f.d_dr : chain * block.b2_by[j][k]);
-      }
+      for (int j = 0; j < kParamCount; ++j) out.d[j][e] = static_cast<T>(d[j]);
       // The mean's derivative in T vanishes at T = 0 (TransitElement's).
-      out.d[kParamCount][e] = static_cast<T>(f.value == f.value ? 0.0 : f.value);
-      for (int j = 0; with_du && j < n_du; ++j) out.du[j][e] = static_cast<T>(du[j]);
+      out.d[kParamCount][e] = static_cast<T>(value == value ? 0.0 : value);
+      for (int j = 0; j < n_du; ++j) out.du[j][e] = static_cast<T>(du[j]);
     }
   }
 }
 
-// Times with an exposure (LowOrderBlock's law): the nodes of their
-// quadratures (VisitExposureNodes) gathered across exposures into blocks of
-// LowOrderBlock's times, with the exposures' ends where the derivative in T
-// needs them, then summed per exposure (FinishExposure). The same values as
-// ExposureMean's to rounding. Returns the evaluations of F for the means.
-template <bool kDerivatives, typename T>
-size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
-                         const Contacts& contacts, const Times<T>& t, const T* exposure,
-                         const Outputs<T>& out, size_t begin, size_t end) {
+// Times with an exposure of a planet whose law takes Block (LowOrderBlock
+// or CurveBlock: at most kMaxOrder derivatives in u, not the tabulated
+// law's): the nodes of their quadratures (VisitExposureNodes) gathered
+// across exposures into blocks of Block's times, with the exposures' ends
+// where the derivative in T needs them, then summed per exposure
+// (FinishExposure). The same values as ExposureMean's to rounding. Returns
+// the evaluations of F for the means.
+template <template <bool, size_t> class Block, bool kDerivatives, typename T>
+size_t BlockExposures(const Planet& planet, const TransitWindow& window,
+                      const Contacts& contacts, const Times<T>& t, const T* exposure,
+                      const Outputs<T>& out, size_t begin, size_t end) {
   // Room for the nodes of one exposure and its two ends, twice over; for
   // the exposures of a block (out of transit a value has no nodes).
   constexpr size_t kNodes = 2 * (kMaxExposureNodes + 2), kExposures = 256;
@@ -419,18 +446,20 @@ size_t LowOrderExposures(const Planet& planet, const TransitWindow& window,
   };
   // Tens of kB: on the heap, not the pool thread's stack.
   struct Scratch {
-    LowOrderBlock<kDerivatives, kNodes> block;
+    Block<kDerivatives, kNodes> block;
     double node[kNodes], weight[kNodes];
     Role role[kNodes];
     Pending pending[kExposures];
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
-  LowOrderBlock<kDerivatives, kNodes>& block = scratch->block;
+  Block<kDerivatives, kNodes>& block = scratch->block;
+  block.Prepare(planet);
   double* node = scratch->node;
   double* weight = scratch->weight;
   Role* role = scratch->role;
   Pending* pending = scratch->pending;
-  const int n_du = kDerivatives && out.du[0] ? planet.curve.order : 0;
+  static_assert(limb_dark::kMaxLawTerms <= limb_dark::kMaxOrder, "the sums' room in u");
+  const int n_du = kDerivatives && out.du[0] ? planet.curve.n_du : 0;
   const double t0 = planet.orbit.t0;
   size_t n_nodes = 0, n_pending = 0, evaluations = 0;
 
@@ -714,8 +743,10 @@ size_t RunOfEpochEnd(T t0, T period, int epochs, int k, const T* t, size_t begin
 // The row is made ready once; its contacts once, at the first element with
 // an exposure. A polynomial law of at most two coefficients without the
 // planet's light takes LowOrderTimes for runs of times without an exposure
-// and LowOrderExposures for runs with one; any other law without the
-// planet's light takes CurveTimes for runs of times without an exposure;
+// and BlockExposures of LowOrderBlock for runs with one; any other law
+// without the planet's light takes CurveTimes for runs of times without an
+// exposure and BlockExposures of CurveBlock for runs with one (but the
+// tabulated law, a time at a time);
 // with the planet's light, runs of times without an exposure take
 // LightTimes; the others go a time at a time (TransitElement).
 //
@@ -731,8 +762,11 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   // A polynomial law of at most two coefficients: LowOrderBlock's.
   const bool low_order_law = IsLowOrder(PlanOf(law, order, light));
   const bool low_order = low_order_law && planet->valid && !light;
-  // The other laws' times without an exposure: CurveTimes.
+  // The other laws' times without an exposure: CurveTimes; with one,
+  // CurveBlock's exposures, but for the tabulated law (its derivatives in u
+  // pass the exposure sums' room).
   const bool windowed = !low_order_law && planet->valid && !light;
+  const bool curve_exposures = windowed && law != limb_dark::Law::kTabulated;
   // The window serves the blocks of both.
   const TransitWindow window = low_order || windowed ? MakeTransitWindow(planet->orbit, planet->r)
                                                      : TransitWindow{true, 0, 0, 0};
@@ -774,6 +808,16 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
         i = stop;
         continue;
       }
+      if (curve_exposures && exposure[i] != 0) {
+        // The run of times with an exposure from i, of any other law.
+        const size_t stop = RunEnd(exposure, i, m, true);
+        evaluations += out.d[0] ? BlockExposures<CurveBlock, true>(*planet, window, contacts, t,
+                                                                   exposure, out, i, stop)
+                                : BlockExposures<CurveBlock, false>(*planet, window, contacts, t,
+                                                                    exposure, out, i, stop);
+        i = stop;
+        continue;
+      }
       if (low_order) {
         // The run of times with (or without) an exposure from i.
         const bool exposed = exposure[i] != 0;
@@ -781,9 +825,10 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
         if (exposed) {
           evaluations +=
               out.d[0]
-                  ? LowOrderExposures<true>(*planet, window, contacts, t, exposure, out, i, stop)
-                  : LowOrderExposures<false>(*planet, window, contacts, t, exposure, out, i,
-                                             stop);
+                  ? BlockExposures<LowOrderBlock, true>(*planet, window, contacts, t, exposure,
+                                                        out, i, stop)
+                  : BlockExposures<LowOrderBlock, false>(*planet, window, contacts, t,
+                                                         exposure, out, i, stop);
         } else {
           if (out.d[0]) {
             LowOrderTimes<true>(*planet, window, t, out, i, stop);
