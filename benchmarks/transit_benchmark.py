@@ -27,6 +27,9 @@ r = 0.1, the quadratic law u = (0.4, 0.26)), ns per time:
   phase curve, beaming or ellipsoidal variation), called alone and in a
   compiled loop (bench_common.in_loop, as a sampler runs it); ours with the
   whole planet's light too;
+- the power laws (LAWS: power-2, Claret's four coefficients) at the same
+  times: ours (value, value and gradient, with the exposures) and batman's
+  value, with the quadratic law's rows beside them;
 - the targets (TARGETS, COUNT_TARGETS, FIT_TARGET) marked met or missed;
   the agreement of the columns.
 See benchmarks/BENCHMARKS.md.
@@ -66,6 +69,9 @@ LIGHT = {"planet_flux": 1e-3, "night_flux": 1e-4, "phase_offset": 0.2, "beaming"
          "ellipsoidal": 3e-5}
 TRANSIT_TIMES = (0.001, PERIOD - 0.002)
 ORBIT_MODELS = ("transit", "light", "transit_times")
+# The power laws' rows: batman's conventions (power2: c, alpha; nonlinear:
+# c1..c4), the coefficients of the limb-darkening benchmark.
+LAWS = {"power2": (0.6, 0.6), "nonlinear": (0.5, 0.1, 0.1, -0.1)}
 # The eclipse fit: 2-min cadence, its loop's evaluations, the light curve's
 # noise; the target: jaxoplanet's time / ours in the loop.
 FIT_CADENCE, FIT_LOOP_CALLS, FIT_SIGMA = 2 / 1440, 20, 100e-6
@@ -153,7 +159,7 @@ def _fit_cases(jax, jnp, np, a, ours):
   return cases, {"points": int(t.size), "agreement": agreement}
 
 
-def _batman(np, a, t, samples=1):
+def _batman(np, a, t, samples=1, law="quadratic", u=U):
   """F - 1 from batman at the benchmark's orbit, and the call."""
   import sys  # pylint: disable=g-import-not-at-top
   import types  # pylint: disable=g-import-not-at-top
@@ -165,7 +171,7 @@ def _batman(np, a, t, samples=1):
   params = batman.TransitParams()
   params.t0, params.per, params.rp, params.a = 0.0, PERIOD, R, a
   params.inc = np.degrees(np.arccos(B / a))
-  params.ecc, params.w, params.limb_dark, params.u = 0.0, 90.0, "quadratic", list(U)
+  params.ecc, params.w, params.limb_dark, params.u = 0.0, 90.0, law, list(u)
   model = batman.TransitModel(params, t, supersample_factor=samples,
                               exp_time=EXPOSURE if samples > 1 else 0.0)
   return lambda: model.light_curve(params) - 1
@@ -259,6 +265,17 @@ def measure_mode(quick):
     cases[f"inside/{what}"] = (fn, (z, t_inside))
     cases[f"loop/inside/{what}"] = (bench_common.in_loop(jax, jnp, fn, INSIDE_LOOP_CALLS),
                                     (z, t_inside, jnp.zeros((), jnp.float64)))
+  law_batman = {}
+  for law, u in LAWS.items():
+    q = dict(p, u=jnp.asarray(u))
+    of_law = functools.partial(ours, law=law)
+    cases[f"{law}/value"] = (jax.jit(of_law), (q, t))
+    cases[f"{law}/value_and_grad"] = (value_and_grad(of_law), (q, t))
+    cases[f"{law}/exposure/value"] = (
+        jax.jit(functools.partial(ours, law=law, exposure=EXPOSURE)), (q, t))
+    law_batman[f"batman/{law}/value"] = (_batman(np, a, t_host, law=law, u=u), ())
+    agreement[f"batman, {law}"] = float(np.max(np.abs(
+        law_batman[f"batman/{law}/value"][0]() - np.asarray(of_law(q, t)))))
   exposed = functools.partial(ours, exposure=EXPOSURE)
   cases["ours/exposure/value"] = (jax.jit(exposed), (p, t))
   cases["ours/exposure/value_and_grad"] = (value_and_grad(exposed), (p, t))
@@ -279,6 +296,7 @@ def measure_mode(quick):
   numpy_timer = bench_common.Timer(jax, repeats=3 if quick else 7,
                                    min_seconds=0.02 if quick else 0.1)
   times.update(numpy_timer({"batman/value": (batman_value, ())}, interleave=False))
+  times.update(numpy_timer(law_batman, interleave=False))
   if samples["batman"][0]:
     times.update(numpy_timer({"batman/exposure/value": (
         _batman(np, a, t_host, samples["batman"][0]), ())}, interleave=False))
@@ -324,6 +342,16 @@ def report(data):
                  _cell(t, n, f"batman/exposure/{what}", f"ours/exposure/{what}")])
   out.table(["model", "what", "ours", "limb_dark alone (ratio)", "jaxoplanet (ratio)",
              "batman (ratio)"], rows)
+  out.para("The power laws at the same times (" + "; ".join(
+      f"{law} {u}" for law, u in LAWS.items()) + "), ns per time, and the quadratic law's "
+      "rows; batman's value at its default 1 ppm (its ratio: batman's time / ours):")
+  law_rows = [["quadratic", _cell(t, n, "ours/value"), _cell(t, n, "ours/value_and_grad"),
+               _cell(t, n, "ours/exposure/value"), _cell(t, n, "batman/value", "ours/value")]]
+  law_rows += [[law, _cell(t, n, f"{law}/value"), _cell(t, n, f"{law}/value_and_grad"),
+                _cell(t, n, f"{law}/exposure/value"),
+                _cell(t, n, f"batman/{law}/value", f"{law}/value")] for law in LAWS]
+  out.table(["law", "value", "value_and_grad",
+             f"exposure {EXPOSURE * 1440:.1f} min, value", "batman, value (ratio)"], law_rows)
   out.para("Over one whole orbit (N times, the eclipse in the middle), ns per time; in "
            "parentheses the time over the transit alone's: the planet's light "
            f"({', '.join(f'{k} {v:g}' for k, v in LIGHT.items())}), transit_times "
