@@ -167,6 +167,31 @@ struct TransitTimesBlock {
       }
     }
   }
+
+  // Every time of the m located, elements [start, start + m) of `out`, as
+  // out of transit (`fill`): F - 1 and, with kDerivatives, every derivative
+  // (n_du in u).
+  template <typename T>
+  void StoreFill(const Outputs<T>& out, size_t start, size_t m, int n_du) const {
+    const auto store = [&](T* column) {
+      for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(fill[i]);
+    };
+    store(out.flux);
+    if (!kDerivatives) return;
+    for (int j = 0; j <= kParamCount; ++j) store(out.d[j]);
+    for (int j = 0; j < n_du; ++j) store(out.du[j]);
+  }
+
+  // The k-th time in transit, its light curve f: F - 1, and with
+  // kDerivatives d[Param] by the chain rule through b^2.
+  double Chained(size_t k, const limb_dark::Flux& f, double* d) const {
+    if (kDerivatives) {
+      const double chain = PerSquareOfB(b[k], f.d_db);
+      for (int j = 0; j < kParamCount; ++j) d[j] = chain * b2_by[j][k];
+      d[kRadius] = f.d_dr;
+    }
+    return f.value;
+  }
 };
 
 // F - 1 of a planet whose law is polynomial of at most two coefficients at
@@ -181,7 +206,6 @@ template <bool kDerivatives, size_t kSize>
 struct LowOrderBlock : TransitTimesBlock<kDerivatives, kSize> {
   using Base = TransitTimesBlock<kDerivatives, kSize>;
   using Base::b;
-  using Base::b2_by;
   using Base::count;
   static constexpr size_t kRoom = Base::kRoom;
   const Planet* planet;
@@ -253,13 +277,7 @@ struct LowOrderBlock : TransitTimesBlock<kDerivatives, kSize> {
   // The k-th time in transit: F - 1, and with kDerivatives d[Param] and,
   // with du non-null, du[0..order).
   double InTransit(size_t k, double* d, double* du) const {
-    const limb_dark::Flux f = FluxOf(k, kDerivatives ? du : nullptr);
-    if (kDerivatives) {
-      const double chain = PerSquareOfB(b[k], f.d_db);
-      for (int j = 0; j < kParamCount; ++j) d[j] = chain * b2_by[j][k];
-      d[kRadius] = f.d_dr;
-    }
-    return f.value;
+    return this->Chained(k, FluxOf(k, kDerivatives ? du : nullptr), d);
   }
 };
 
@@ -276,16 +294,7 @@ void LowOrderTimes(const Planet& planet, const TransitWindow& window, const Time
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) dt[i] = static_cast<double>(t[start + i]) - planet.orbit.t0;
     block.Evaluate(planet, window, dt, m);
-    const auto fill = [&](T* column) {
-      for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(block.fill[i]);
-    };
-    fill(out.flux);
-    if (kDerivatives) {
-      for (int j = 0; j <= kParamCount; ++j) fill(out.d[j]);
-      if (out.du[0]) {
-        for (int j = 0; j < order; ++j) fill(out.du[j]);
-      }
-    }
+    block.StoreFill(out, start, m, out.du[0] ? order : 0);
     if (kDerivatives) {
       // Every time in transit from the block's arrays, a column at a time
       // (InTransit's chain rule in a loop that vectorises); then the times
@@ -335,7 +344,6 @@ template <bool kDerivatives, size_t kSize>
 struct CurveBlock : TransitTimesBlock<kDerivatives, kSize> {
   using Base = TransitTimesBlock<kDerivatives, kSize>;
   using Base::b;
-  using Base::b2_by;
   using Base::count;
   static constexpr size_t kRoom = Base::kRoom;
   const Planet* planet;
@@ -378,12 +386,7 @@ struct CurveBlock : TransitTimesBlock<kDerivatives, kSize> {
     } else {
       f = limb_dark::CurveAt(planet->curve, b[k], planet->r, kDerivatives ? du : nullptr);
     }
-    if (kDerivatives) {
-      const double chain = PerSquareOfB(b[k], f.d_db);
-      for (int j = 0; j < kParamCount; ++j) d[j] = chain * b2_by[j][k];
-      d[kRadius] = f.d_dr;
-    }
-    return f.value;
+    return this->Chained(k, f, d);
   }
 };
 
@@ -402,14 +405,7 @@ void CurveTimes(const Planet& planet, const TransitWindow& window, const Times<T
     const size_t m = end - start < kBlock ? end - start : kBlock;
     for (size_t i = 0; i < m; ++i) dt[i] = static_cast<double>(t[start + i]) - planet.orbit.t0;
     block.Evaluate(planet, window, dt, m);
-    const auto fill = [&](T* column) {
-      for (size_t i = 0; i < m; ++i) column[start + i] = static_cast<T>(block.fill[i]);
-    };
-    fill(out.flux);
-    if (kDerivatives) {
-      for (int j = 0; j <= kParamCount; ++j) fill(out.d[j]);
-      for (int j = 0; j < n_du; ++j) fill(out.du[j]);
-    }
+    block.StoreFill(out, start, m, n_du);
     for (size_t k = 0; k < block.count; ++k) {
       const size_t e = start + block.index[k];
       double d[kParamCount], du[limb_dark::CurveRow::kMaxDerivatives];
