@@ -376,17 +376,20 @@ struct CurveBlock : TransitTimesBlock<kDerivatives, kSize> {
         kDerivatives ? f_dr : nullptr, kDerivatives ? du : nullptr, count, scratch.get());
   }
 
+  // The k-th time in transit: the light curve's F - 1 and its derivatives
+  // in b and r, and with du non-null dF/du[0..n_du) (kDerivatives).
+  limb_dark::Flux FluxOf(size_t k, double* du) const {
+    if (!power) {
+      return limb_dark::CurveAt(planet->curve, b[k], planet->r, kDerivatives ? du : nullptr);
+    }
+    for (int j = 0; kDerivatives && du && j < planet->curve.n_du; ++j) du[j] = du_by[j][k];
+    return {value[k], kDerivatives ? f_db[k] : 0.0, kDerivatives ? f_dr[k] : 0.0};
+  }
+
   // The k-th time in transit: F - 1, and with kDerivatives d[Param] and,
   // with du non-null, du[0..n_du).
   double InTransit(size_t k, double* d, double* du) const {
-    limb_dark::Flux f;
-    if (power) {
-      f = {value[k], kDerivatives ? f_db[k] : 0.0, kDerivatives ? f_dr[k] : 0.0};
-      for (int j = 0; kDerivatives && du && j < planet->curve.n_du; ++j) du[j] = du_by[j][k];
-    } else {
-      f = limb_dark::CurveAt(planet->curve, b[k], planet->r, kDerivatives ? du : nullptr);
-    }
-    return this->Chained(k, f, d);
+    return this->Chained(k, FluxOf(k, du), d);
   }
 };
 
@@ -525,13 +528,14 @@ size_t BlockExposures(const Planet& planet, const TransitWindow& window,
 // (CombineLight of LightTermsAt with no overlap) with its derivatives, in
 // loops over the times that clang vectorises (kCircular: an orbit of e = 0,
 // where 1 - e cos E is 1); then, in a block where the disks overlap (b < 1 +
-// r) at some time, those times: a transit's of a low-order law from
-// LowOrderBlock's gathered points, an eclipse's from a loop over the
-// block's eclipses that vectorises (OverlapOfDisksInLanes), the others'
-// from OverlapAt, each combined a time at a time; NaN and infinite times by
-// TransitElement. The same values as LightFluxAt's to rounding.
-template <bool kDerivatives, bool kCircular, typename T>
-void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
+// r) at some time, those times: a transit's from the gathered points of
+// Block (LowOrderBlock for a low-order law, else CurveBlock), an eclipse's
+// from a loop over the block's eclipses that vectorises
+// (OverlapOfDisksInLanes), the others' (a planet of radius 0 behind the
+// star) from OverlapAt, each combined a time at a time; NaN and infinite
+// times by TransitElement. The same values as LightFluxAt's to rounding.
+template <template <bool, size_t> class Block, bool kDerivatives, bool kCircular, typename T>
+void LightTimesOf(const Planet& planet, const Times<T>& t, const T* exposure,
                   const Outputs<T>& out, size_t begin, size_t end) {
   constexpr size_t kBlock = 128;
   constexpr int kGrads = kParamCount + kLightParamCount;
@@ -556,12 +560,13 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
     size_t at[kBlock];  // the times where the disks overlap
     double dt_in[kBlock];
     size_t in[kBlock];
-    LowOrderBlock<kDerivatives, kBlock> transits;
+    Block<kDerivatives, kBlock> transits;
     size_t behind[kBlock];  // the eclipses' times, and their overlaps
     double b2_behind[kBlock], hidden_area[kBlock], hidden_db[kBlock], hidden_dr[kBlock];
   };
   const std::unique_ptr<Scratch> scratch(new Scratch);
   Scratch& k = *scratch;
+  k.transits.Prepare(planet);
   // The position of time i of the block (1 - e cos E of a circular orbit: 1).
   const auto sky_at = [&](size_t i) {
     Sky s =
@@ -617,14 +622,14 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
     for (size_t i = 0; i < m; ++i) {
       if (k.overlap[i]) k.at[n_at++] = i;
     }
-    // The transits of a low-order law, gathered into LowOrderBlock; the
-    // eclipses of a planet of radius r > 0, in lanes.
+    // The transits, gathered into Block; the eclipses of a planet of
+    // radius r > 0, in lanes.
     const double r = planet.r;
     size_t n_in = 0, n_behind = 0;
     for (size_t a = 0; a < n_at; ++a) {
       const size_t i = k.at[a];
       if (!(k.dt[i] - k.dt[i] == 0)) continue;
-      if (k.front[i] && low_order) {
+      if (k.front[i]) {
         k.in[n_in] = i;
         k.dt_in[n_in++] = k.dt[i];
       } else if (!k.front[i] && r > 0) {
@@ -690,10 +695,14 @@ void LightTimesOf(const Planet& planet, bool low_order, const Times<T>& t, const
 template <bool kDerivatives, typename T>
 void LightTimes(const Planet& planet, bool low_order, const Times<T>& t, const T* exposure,
                 const Outputs<T>& out, size_t begin, size_t end) {
-  if (planet.orbit.e == 0) {
-    LightTimesOf<kDerivatives, true>(planet, low_order, t, exposure, out, begin, end);
+  if (low_order && planet.orbit.e == 0) {
+    LightTimesOf<LowOrderBlock, kDerivatives, true>(planet, t, exposure, out, begin, end);
+  } else if (low_order) {
+    LightTimesOf<LowOrderBlock, kDerivatives, false>(planet, t, exposure, out, begin, end);
+  } else if (planet.orbit.e == 0) {
+    LightTimesOf<CurveBlock, kDerivatives, true>(planet, t, exposure, out, begin, end);
   } else {
-    LightTimesOf<kDerivatives, false>(planet, low_order, t, exposure, out, begin, end);
+    LightTimesOf<CurveBlock, kDerivatives, false>(planet, t, exposure, out, begin, end);
   }
 }
 
