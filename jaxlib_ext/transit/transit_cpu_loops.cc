@@ -521,6 +521,31 @@ size_t BlockExposures(const Planet& planet, const TransitWindow& window,
   return evaluations;
 }
 
+// Whether Block is the low-order law's (LowOrderTimes) or not (CurveTimes).
+template <template <bool, size_t> class Block>
+constexpr bool kLowOrderBlock = false;
+template <>
+constexpr bool kLowOrderBlock<LowOrderBlock> = true;
+
+// A run of times [begin, end) of a planet without the planet's light, all
+// with an exposure (`exposed`) or all without, through Block's blocks.
+// Returns the evaluations of F.
+template <template <bool, size_t> class Block, bool kDerivatives, typename T>
+size_t BlockRun(const Planet& planet, const TransitWindow& window, const Contacts& contacts,
+                bool exposed, const Times<T>& t, const T* exposure, const Outputs<T>& out,
+                size_t begin, size_t end) {
+  if (exposed) {
+    return BlockExposures<Block, kDerivatives>(planet, window, contacts, t, exposure, out, begin,
+                                               end);
+  }
+  if constexpr (kLowOrderBlock<Block>) {
+    LowOrderTimes<kDerivatives>(planet, window, t, out, begin, end);
+  } else {
+    CurveTimes<kDerivatives>(planet, window, t, out, begin, end);
+  }
+  return end - begin;
+}
+
 // Times without an exposure with the planet's light (any law), a block at a
 // time: every time's eccentric anomaly (SolveTimes; a circular orbit's
 // without a solve), its position in the orbit (SkyOfEccentric) and, where the
@@ -746,14 +771,12 @@ size_t RunOfEpochEnd(T t0, T period, int epochs, int k, const T* t, size_t begin
 }
 
 // The row is made ready once; its contacts once, at the first element with
-// an exposure. A polynomial law of at most two coefficients without the
-// planet's light takes LowOrderTimes for runs of times without an exposure
-// and BlockExposures of LowOrderBlock for runs with one; any other law
-// without the planet's light takes CurveTimes for runs of times without an
-// exposure and BlockExposures of CurveBlock for runs with one (but the
-// tabulated law, a time at a time);
-// with the planet's light, runs of times without an exposure take
-// LightTimes; the others go a time at a time (TransitElement).
+// an exposure. Without the planet's light, runs of times without an
+// exposure and runs of times with one go in blocks (BlockRun): a polynomial
+// law of at most two coefficients LowOrderBlock's, any other law
+// CurveBlock's (but the tabulated law's exposures); with the planet's
+// light, runs of times without an exposure take LightTimes; the others go
+// a time at a time (TransitElement).
 //
 // With transit times (epochs > 0), the times shifted by their epochs'
 // variations as they are read (Times), a chunk at a time (kShiftChunk).
@@ -767,14 +790,13 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
   // A polynomial law of at most two coefficients: LowOrderBlock's.
   const bool low_order_law = IsLowOrder(PlanOf(law, order, light));
   const bool low_order = low_order_law && planet->valid && !light;
-  // The other laws' times without an exposure: CurveTimes; with one,
-  // CurveBlock's exposures, but for the tabulated law (its derivatives in u
-  // pass the exposure sums' room).
-  const bool windowed = !low_order_law && planet->valid && !light;
-  const bool curve_exposures = windowed && law != limb_dark::Law::kTabulated;
+  // Any other law: CurveBlock's, the times with an exposure but for the
+  // tabulated law's (its derivatives in u pass the exposure sums' room).
+  const bool curve = !low_order_law && planet->valid && !light;
+  const bool curve_exposures = law != limb_dark::Law::kTabulated;
   // The window serves the blocks of both.
-  const TransitWindow window = low_order || windowed ? MakeTransitWindow(planet->orbit, planet->r)
-                                                     : TransitWindow{true, 0, 0, 0};
+  const TransitWindow window = low_order || curve ? MakeTransitWindow(planet->orbit, planet->r)
+                                                  : TransitWindow{true, 0, 0, 0};
   Contacts contacts;
   OrbitBreaks breaks;
   bool found = false;
@@ -801,47 +823,22 @@ size_t TransitRowLoop(const T* row, int order, Geometry geometry, limb_dark::Law
         i = stop;
         continue;
       }
-      if (windowed && exposure[i] == 0) {
-        // The run of times without an exposure from i, of any other law.
-        const size_t stop = RunEnd(exposure, i, m, false);
-        if (out.d[0]) {
-          CurveTimes<true>(*planet, window, t, out, i, stop);
-        } else {
-          CurveTimes<false>(*planet, window, t, out, i, stop);
-        }
-        evaluations += stop - i;
-        i = stop;
-        continue;
-      }
-      if (curve_exposures && exposure[i] != 0) {
-        // The run of times with an exposure from i, of any other law.
-        const size_t stop = RunEnd(exposure, i, m, true);
-        evaluations += out.d[0] ? BlockExposures<CurveBlock, true>(*planet, window, contacts, t,
-                                                                   exposure, out, i, stop)
-                                : BlockExposures<CurveBlock, false>(*planet, window, contacts, t,
-                                                                    exposure, out, i, stop);
-        i = stop;
-        continue;
-      }
-      if (low_order) {
+      const bool exposed = exposure[i] != 0;
+      if (low_order || (curve && (!exposed || curve_exposures))) {
         // The run of times with (or without) an exposure from i.
-        const bool exposed = exposure[i] != 0;
         const size_t stop = RunEnd(exposure, i, m, exposed);
-        if (exposed) {
-          evaluations +=
-              out.d[0]
-                  ? BlockExposures<LowOrderBlock, true>(*planet, window, contacts, t, exposure,
-                                                        out, i, stop)
-                  : BlockExposures<LowOrderBlock, false>(*planet, window, contacts, t,
-                                                         exposure, out, i, stop);
-        } else {
-          if (out.d[0]) {
-            LowOrderTimes<true>(*planet, window, t, out, i, stop);
-          } else {
-            LowOrderTimes<false>(*planet, window, t, out, i, stop);
-          }
-          evaluations += stop - i;
-        }
+        const bool d = out.d[0] != nullptr;
+        const auto& c = contacts;
+        evaluations +=
+            low_order
+                ? (d ? BlockRun<LowOrderBlock, true>(*planet, window, c, exposed, t, exposure, out,
+                                                     i, stop)
+                     : BlockRun<LowOrderBlock, false>(*planet, window, c, exposed, t, exposure,
+                                                      out, i, stop))
+                : (d ? BlockRun<CurveBlock, true>(*planet, window, c, exposed, t, exposure, out, i,
+                                                  stop)
+                     : BlockRun<CurveBlock, false>(*planet, window, c, exposed, t, exposure, out,
+                                                   i, stop));
         i = stop;
         continue;
       }
