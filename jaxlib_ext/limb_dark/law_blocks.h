@@ -268,14 +268,19 @@ void RunPowerRule(int rule, const PowerTerms& pt, PowerLanes& l, int n, BlockSum
   }
 }
 
-// A power law (power2, nonlinear, square root): blocks of kLawBlock points,
-// each point sorted by its rule (as LawLightCurvePoint chooses it, but for
-// the inside rule's node count, kInsideNodes); those inside the disk and
-// crossing the limb through the loops over lanes above, one rule at a
-// time, the others (no overlap, the contact rule, NaN, r below 1e-100,
-// where rho^2 at a node could underflow) one at a time. A point's result
-// does not depend on the others in its block: its lane computes it alone,
-// the padding lanes repeat the first. kDerivatives false: the value alone.
+// Whether PowerLawBlocks takes a law's row: a power law (power_sums.h's
+// terms) with a positive flux.
+inline bool TakesPowerBlocks(const LawRow& row) { return row.power && row.norm > 0; }
+
+// A power law (power2, nonlinear, square root; TakesPowerBlocks): blocks
+// of kLawBlock points, each point sorted by its rule (as LawLightCurvePoint
+// chooses it, but for the inside rule's node count, kInsideNodes); those
+// inside the disk and crossing the limb through the loops over lanes above,
+// one rule at a time, the others (no overlap, the contact rule, NaN, r
+// below 1e-100, where rho^2 at a node could underflow) one at a time. A
+// point's result does not depend on the others in its block: its lane
+// computes it alone, the padding lanes repeat the first. kDerivatives
+// false: the value alone.
 template <bool kDerivatives, typename T>
 void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flux, T* d_db,
                     T* d_dr, T* const* d_du, size_t n, PowerBlockScratch* scratch) {

@@ -173,7 +173,7 @@ void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T
     return;
   }
   const LawRow row = MakeLawRow(law, u);
-  if (row.norm > 0 && row.power) {
+  if (detail::TakesPowerBlocks(row)) {
     const std::unique_ptr<detail::PowerBlockScratch> scratch(new detail::PowerBlockScratch);
     if (d_db) {
       detail::PowerLawBlocks<true>(row, order, b, r, flux, d_db, d_dr, d_du, n, scratch.get());
@@ -183,8 +183,9 @@ void LawCurveLoop(Law law, const double* u, int order, const T* b, const T* r, T
     return;
   }
   for (size_t i = 0; i < n; ++i) {
-    detail::StoreLawPoint(LawLightCurvePoint(row, static_cast<double>(b[i]), static_cast<double>(r[i])),
-                  order, i, flux, d_db, d_dr, d_du);
+    detail::StoreLawPoint(
+        LawLightCurvePoint(row, static_cast<double>(b[i]), static_cast<double>(r[i])), order, i,
+        flux, d_db, d_dr, d_du);
   }
 }
 

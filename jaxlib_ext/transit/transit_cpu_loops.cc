@@ -358,7 +358,7 @@ struct CurveBlock : TransitTimesBlock<kDerivatives, kSize> {
     planet = &p;
     const limb_dark::CurveRow& curve = p.curve;
     power = curve.law != limb_dark::Law::kPolynomial && curve.law != limb_dark::Law::kTabulated &&
-            curve.law_row.power && curve.law_row.norm > 0;
+            limb_dark::detail::TakesPowerBlocks(curve.law_row);
     if (!power) return;
     if (!scratch) scratch.reset(new limb_dark::detail::PowerBlockScratch);
     for (size_t k = 0; k < kRoom; ++k) r[k] = p.r;
