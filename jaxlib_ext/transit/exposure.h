@@ -378,6 +378,13 @@ JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums<kMa
 // derivatives (FinishExposure). *evaluations: how many times F was
 // evaluated for the mean (the benchmark's count). Refused contacts give NaN
 // everywhere.
+// The nodes are taken kNodeChunk at a time: the plan is visited again for
+// each chunk, the chunk's nodes copied out, then F evaluated at each in the
+// order of one visit (the same sums to the bit). So the visit's loop state
+// is not live across F's call, around which ptxas spilled it on the GPU
+// (380 B in this function, sm_90; none so). A transit's exposure has about
+// 11 nodes (at most kMaxExposureNodes): most take two visits.
+constexpr int kNodeChunk = 8;
 template <typename Curve>
 JAXEXT_HD_CALLED double ExposureMean(const PlanetOf<Curve>& planet, const Contacts& c, double dt,
                                      double T, double* d, double* du, double* d_dT,
@@ -386,11 +393,27 @@ JAXEXT_HD_CALLED double ExposureMean(const PlanetOf<Curve>& planet, const Contac
   ExposureSums<Curve::kMaxDerivatives> s;
   ClearExposureSums(&s, n_du);
   double node_d[kParamCount], node_du[Curve::kMaxDerivatives];
-  auto visit = [&](double node, double weight, NodeSum into) {
-    const double f = FluxAt(planet, node, d ? node_d : nullptr, d ? node_du : nullptr);
-    AddNode(weight, into, f, d ? node_d : nullptr, node_du, n_du, &s);
-  };
-  const ExposurePlan plan = VisitExposureNodes(c, planet.orbit.period, dt, T, visit);
+  double chunk_node[kNodeChunk], chunk_weight[kNodeChunk];
+  ExposurePlan plan;
+  for (int first = 0;; first += kNodeChunk) {
+    int taken = 0, index = 0;
+    unsigned whole = 0;  // bit k: chunk node k goes to NodeSum::kWhole
+    auto copy = [&](double node, double weight, NodeSum into) {
+      if (index >= first && index < first + kNodeChunk) {
+        chunk_node[taken] = node;
+        chunk_weight[taken] = weight;
+        whole |= static_cast<unsigned>(into == NodeSum::kWhole) << taken++;
+      }
+      ++index;
+    };
+    plan = VisitExposureNodes(c, planet.orbit.period, dt, T, copy);
+    for (int k = 0; k < taken; ++k) {
+      const double f = FluxAt(planet, chunk_node[k], d ? node_d : nullptr, d ? node_du : nullptr);
+      AddNode(chunk_weight[k], (whole >> k) & 1 ? NodeSum::kWhole : NodeSum::kPart, f,
+              d ? node_d : nullptr, node_du, n_du, &s);
+    }
+    if (first + kNodeChunk >= plan.evaluations) break;
+  }
   const double ends = d && plan.valid ? FluxAt(planet, dt - T / 2, nullptr, nullptr) +
                                             FluxAt(planet, dt + T / 2, nullptr, nullptr)
                                       : 0.0;

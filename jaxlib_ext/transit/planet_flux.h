@@ -77,14 +77,16 @@ JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::
 // F - 1 at dt = t - t0 (0 with the planet behind the star); with d
 // non-null, d[j] = dF/d parameter j (Param order); with du non-null,
 // du[0..curve.n_du) = dF/du. A refused planet (Planet::valid) or a time
-// that is NaN or +-inf gives NaN everywhere.
+// that is NaN or +-inf gives NaN everywhere. The sky's gradient comes after
+// the light curve, from the eccentric anomaly kept: on the GPU the
+// gradient is then not live across the light curve's call (docs/gpu.md).
 template <typename Curve>
 JAXEXT_HD_CALLED double FluxAt(const PlanetOf<Curve>& planet, double dt, double* d,
                                double* du) {
   using namespace detail;
   const int n_du = planet.curve.n_du;
   const bool refused = !planet.valid || !IsFinite(dt);
-  const Sky sky = refused ? Sky{} : SkyAt(planet.orbit, dt, d != nullptr);
+  const Sky sky = refused ? Sky{} : SkyAt(planet.orbit, dt, false);
   if (refused || !sky.front) {
     const double fill = refused ? NaN() : 0.0;
     if (d) {
@@ -98,8 +100,10 @@ JAXEXT_HD_CALLED double FluxAt(const PlanetOf<Curve>& planet, double dt, double*
   const double b = Sqrt(sky.b2);
   const limb_dark::Flux f = limb_dark::CurveAt(planet.curve, b, planet.r, du);
   if (d) {
+    double d_b2[kParamCount];
+    SkyGradient(planet.orbit, dt, sky.sin_e, sky.cos_e, sky.den, d_b2);
     const double chain = PerSquareOfB(b, f.d_db);
-    for (int j = 0; j < kParamCount; ++j) d[j] = chain * sky.d_b2[j];
+    for (int j = 0; j < kParamCount; ++j) d[j] = chain * d_b2[j];
     d[kRadius] = f.d_dr;
   }
   return f.value;
@@ -248,14 +252,14 @@ JAXEXT_HD_CALLED double LightFluxAt(const PlanetOf<Curve>& planet, double dt, do
     }
     return NaN();
   }
-  double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
   const Sky sky =
       known ? SkyOfEccentric<false>(planet.orbit, dt, *known) : SkyAt(planet.orbit, dt, false);
+  const double b = Sqrt(sky.b2);
+  const Overlap overlap = OverlapAt(planet, sky.front, b, du);
+  double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
   if (d) SkyGradient(planet.orbit, dt, sky.sin_e, sky.cos_e, sky.den, d_b2, d_xw, d_yw);
   const LightTerms terms = LightTermsAt(planet.orbit, planet.glow, sky.xw, sky.yw, sky.den,
                                         d ? d_xw : nullptr, d ? d_yw : nullptr);
-  const double b = Sqrt(sky.b2);
-  const Overlap overlap = OverlapAt(planet, sky.front, b, du);
   return CombineLight(terms, overlap, b, d_b2, n_du, d, d_glow, du);
 }
 

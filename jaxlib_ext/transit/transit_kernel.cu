@@ -72,12 +72,11 @@ struct Element {
 // The left passes read the marks of 16 times a thread, all in flight.
 constexpr int kLeftPerThread = 16;
 
-// The times without an exposure: 4 blocks a multiprocessor (128 registers,
-// 28 B spilled; 148 registers uncapped, nothing spilled; nvcc 13.5, sm_90).
-// Capped so, the pass of the exposed times spilled 1,100 B in its
-// exposure's mean (whose running sums live across each node's call of the
-// flux), 380 B uncapped, nothing with one block's bound (254 registers):
-// not capped, until a GPU times the three.
+// The times without an exposure: at least 4 blocks a multiprocessor (128
+// registers, nothing spilled, as ptxas chooses uncapped; nvcc 13.5, sm_90).
+// Capped so, the pass of the exposed times (168 registers, 8 B spilled)
+// spills about 430 B in its exposure's mean, whose sums and plan are live
+// across each node's call of the flux: not capped.
 constexpr int kInstantMinBlocks = 4;
 
 // A kernel of kFamily over every time.
