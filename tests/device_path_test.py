@@ -836,13 +836,19 @@ class TransitTest(parameterized.TestCase):
       scale = max(1.0, float(np.max(np.abs(e))))
       np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
 
-  @parameterized.parameters(((0.4, 0.26), 0.0, 0.0), ((0.6,), 0.45, 2.2), ((), 0.2, 4.0))
-  def test_window_pass_against_the_cpu_op(self, u, ecc, omega):
-    # The laws of at most two coefficients run in two passes (the window
-    # pass writes the times between the transit's windows, the second the
-    # rest): times over whole orbits, next to the windows' edges, NaN and
-    # +-inf; exposures of 0, short, longer than the gap between windows,
-    # negative and NaN; times beyond 2^52 orbits.
+  @parameterized.parameters(("polynomial", (0.4, 0.26), 0.0, 0.0),
+                            ("polynomial", (0.6,), 0.45, 2.2), ("polynomial", (), 0.2, 4.0),
+                            ("power2", (0.7, 0.6), 0.3, 1.0),
+                            ("nonlinear", (0.5, -0.2, 0.6, -0.2), 0.0, 0.0),
+                            ("polynomial", (0.3, 0.2, 0.1), 0.1, -1.0))
+  def test_window_pass_against_the_cpu_op(self, law, u, ecc, omega):
+    # The laws of at most two coefficients run in two passes on the device
+    # (the window pass writes the times between the transit's windows, the
+    # second the rest), every other law in one, against the CPU op, whose
+    # blocks take the window for every law: times over whole orbits, next
+    # to the windows' edges, NaN and +-inf; exposures of 0, short, longer
+    # than the gap between windows, negative and NaN; times beyond 2^52
+    # orbits.
     period, t0, a, b, r = 3.0, 0.2, 8.0, 0.5, 0.1
     rng = np.random.default_rng(34)
     half = period / (np.pi * a) * (1 + r)
@@ -855,10 +861,11 @@ class TransitTest(parameterized.TestCase):
     exposure[rng.integers(0, n, 8)] = np.nan
     params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega)
     row = np.concatenate([[period, t0, a, b, r, ecc, omega], u])
-    got = _device_path.transit(_VARIANT.value, row, 0, 0, t, exposure, True)
+    got = _device_path.transit(_VARIANT.value, row, list(limb_dark.LAWS).index(law), 0, t,
+                               exposure, True)
 
     def model(q, uu, x):
-      return transit.light_curve(t, u=uu, exposure_time=x, **q)
+      return transit.light_curve(t, u=uu, law=law, exposure_time=x, **q)
 
     args = {k: jnp.float64(v) for k, v in params.items()}
     uu = jnp.asarray(u, jnp.float64)
