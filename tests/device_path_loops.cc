@@ -11,11 +11,13 @@
 // floating-point flags, keep separate copies of the ops' inline functions.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
 #include "jaxlib_ext/kepler_solve/kepler_solve.h"
 #include "jaxlib_ext/limb_dark/limb_dark.h"
+#include "jaxlib_ext/transit/exposure_batch.h"
 #include "jaxlib_ext/transit/transit.h"
 #include "tests/device_path_loops.h"
 
@@ -245,15 +247,33 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
     }
   }
   if (plan != TransitPlan::kLowOrderPasses) return;
-  const auto left = [&](auto span) {
-    for (std::int64_t i = 0; i < count; ++i) {
-      if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(decltype(span)::value))) {
-        pass(LowOrder{}, None{}, span, std::false_type{}, i);
-      }
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kInstant))) {
+      pass(LowOrder{}, None{}, std::integral_constant<SpanCode, SpanCode::kInstant>{},
+           std::false_type{}, i);
     }
-  };
-  left(std::integral_constant<SpanCode, SpanCode::kInstant>{});
-  left(std::integral_constant<SpanCode, SpanCode::kExposed>{});
+  }
+  // The exposed times in batches, their nodes shared (exposure_batch.h), as
+  // transit_kernel.cu's LeftBatchKernel runs them; batches of 5 here, so
+  // that a batch's nodes take several rounds.
+  constexpr int kBatch = 5;
+  using Batch = jaxext::transit::ExposureBatch<jaxext::transit::LowOrderCurve, kBatch>;
+  const std::unique_ptr<Batch> batch(new Batch);
+  jaxext::transit::SequentialBlock<kBatch> block;
+  std::int64_t index[kBatch];
+  const jaxext::transit::BatchTimes<double> times = {
+      row, t, exposure, order, group_size, as_geometry, as_law, epochs, index, &o};
+  int gathered = 0;
+  for (std::int64_t i = 0; i <= count; ++i) {
+    if (i < count &&
+        jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
+      index[gathered++] = i;
+    }
+    if (gathered == kBatch || (i == count && gathered > 0)) {
+      jaxext::transit::ExposedBatch(block, *batch, times, gathered, derivatives);
+      gathered = 0;
+    }
+  }
 }
 
 }  // namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT

@@ -81,19 +81,13 @@ cudaError_t LaunchGridStride(const Element& element, cudaStream_t stream) {
 // the element functor also has `__device__ bool IsLeft(int64_t i) const`.
 // Each block scans its share of the elements, kPerThread a thread at a time
 // with every load in flight, gathers the indices of the marked ones in
-// shared memory, and computes them kBlockSize at a time, so that the warps
-// that compute them run full however rare they are (a grid-stride pass
-// would run each warp for its one or two marked lanes); after its last
-// tile, all it has gathered. The element is called from one place: a
-// second call site inlines its body twice (nvcc 13.5, sm_90: the crossing
-// rule's pass spilled 204 B with two, 20 B with one). LaunchLeftPass
-// starts as many blocks as fit on the device at once: the fewer the
-// blocks, the fuller the batches. kMinBlocks > 0 caps its registers as
-// GridStrideKernelMinBlocks's; 0, no cap (__launch_bounds__'s second
-// argument 0 compiles as none: nvcc 13.5, sm_90, the same report; 1 does
-// not: ptxas then took up to 26 more registers a thread).
-template <int kBlockSize, int kPerThread, int kMinBlocks, typename Element>
-__global__ void __launch_bounds__(kBlockSize, kMinBlocks) LeftPassKernel(Element element) {
+// shared memory, and hands them to `run(gathered, batch)` kBlockSize at a
+// time, so that the warps that compute them run full however rare they are
+// (a grid-stride pass would run each warp for its one or two marked lanes);
+// after its last tile, all it has gathered. Every thread of the block calls
+// `run`, with the same arguments.
+template <int kBlockSize, int kPerThread, typename Element, typename Run>
+__device__ __forceinline__ void GatherLeft(const Element& element, Run run) {
   constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
   __shared__ int64_t gathered[kTile + kBlockSize];
   __shared__ int count;
@@ -117,7 +111,7 @@ __global__ void __launch_bounds__(kBlockSize, kMinBlocks) LeftPassKernel(Element
     __syncthreads();
     const int gathered_count = count;
     const int batch = last ? gathered_count : gathered_count - gathered_count % kBlockSize;
-    for (int k = threadIdx.x; k < batch; k += kBlockSize) element(gathered[k]);
+    run(static_cast<const int64_t*>(gathered), batch);
     if (last) break;
     __syncthreads();
     // The rest (fewer than kBlockSize) to the front, for the next tile; it
@@ -130,28 +124,89 @@ __global__ void __launch_bounds__(kBlockSize, kMinBlocks) LeftPassKernel(Element
   }
 }
 
-// Enqueues LeftPassKernel over element.size() elements on `stream`, as many
-// blocks as fit on the current device at once (nothing for no elements);
-// returns the launch error, if any.
-template <int kBlockSize, int kPerThread, int kMinBlocks = 0, typename Element>
-cudaError_t LaunchLeftPass(const Element& element, cudaStream_t stream) {
-  const int64_t n = element.size();
-  if (n == 0) return cudaSuccess;
+// GatherLeft's kernel with a thread per marked element. The element is
+// called from one place: a second call site inlines its body twice (nvcc
+// 13.5, sm_90: the crossing rule's pass spilled 204 B with two, 20 B with
+// one). kMinBlocks > 0 caps its registers as GridStrideKernelMinBlocks's;
+// 0, no cap (__launch_bounds__'s second argument 0 compiles as none: nvcc
+// 13.5, sm_90, the same report; 1 does not: ptxas then took up to 26 more
+// registers a thread).
+template <int kBlockSize, int kPerThread, int kMinBlocks, typename Element>
+__global__ void __launch_bounds__(kBlockSize, kMinBlocks) LeftPassKernel(Element element) {
+  GatherLeft<kBlockSize, kPerThread>(element, [&](const int64_t* gathered, int batch) {
+    for (int k = threadIdx.x; k < batch; k += kBlockSize) element(gathered[k]);
+  });
+}
+
+// GatherLeft's kernel with the block's threads on each batch of marked
+// elements together: `__device__ void Batch(const int64_t* index, int
+// count, Storage* storage) const` (count <= kBlockSize), called by every
+// thread of the block, with the block's Storage in dynamic shared memory.
+template <int kBlockSize, int kPerThread, typename Storage, typename Element>
+__global__ void __launch_bounds__(kBlockSize) LeftBatchKernel(Element element) {
+  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  Storage* storage = reinterpret_cast<Storage*>(dynamic_shared);
+  GatherLeft<kBlockSize, kPerThread>(element, [&](const int64_t* gathered, int batch) {
+    for (int base = 0; base < batch; base += kBlockSize) {
+      element.Batch(gathered + base, batch - base < kBlockSize ? batch - base : kBlockSize,
+                    storage);
+    }
+  });
+}
+
+// The blocks for a pass over n elements that gathers kTile at a time: as
+// many as fit on the current device at once (`kernel` with `shared` bytes
+// of dynamic shared memory), the fewer the blocks the fuller the batches.
+template <typename Kernel>
+cudaError_t ResidentBlocks(Kernel kernel, int block_size, size_t shared, int64_t n,
+                           int64_t tile, unsigned* blocks) {
   int device = 0, multiprocessors = 0, per_multiprocessor = 0;
   cudaError_t status = cudaGetDevice(&device);
   if (status == cudaSuccess) {
     status = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
   }
   if (status == cudaSuccess) {
-    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_multiprocessor, LeftPassKernel<kBlockSize, kPerThread, kMinBlocks, Element>,
-        kBlockSize, 0);
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel,
+                                                           block_size, shared);
   }
   if (status != cudaSuccess) return status;
-  constexpr int64_t kTile = int64_t{kBlockSize} * kPerThread;
   const int64_t resident = std::max<int64_t>(1, int64_t{multiprocessors} * per_multiprocessor);
-  const unsigned blocks = static_cast<unsigned>(std::min((n + kTile - 1) / kTile, resident));
-  LeftPassKernel<kBlockSize, kPerThread, kMinBlocks><<<blocks, kBlockSize, 0, stream>>>(element);
+  *blocks = static_cast<unsigned>(std::min((n + tile - 1) / tile, resident));
+  return cudaSuccess;
+}
+
+// Enqueues LeftPassKernel over element.size() elements on `stream` (nothing
+// for no elements); returns the launch error, if any.
+template <int kBlockSize, int kPerThread, int kMinBlocks = 0, typename Element>
+cudaError_t LaunchLeftPass(const Element& element, cudaStream_t stream) {
+  const int64_t n = element.size();
+  if (n == 0) return cudaSuccess;
+  const auto kernel = LeftPassKernel<kBlockSize, kPerThread, kMinBlocks, Element>;
+  unsigned blocks = 0;
+  const cudaError_t status =
+      ResidentBlocks(kernel, kBlockSize, 0, n, int64_t{kBlockSize} * kPerThread, &blocks);
+  if (status != cudaSuccess) return status;
+  kernel<<<blocks, kBlockSize, 0, stream>>>(element);
+  return cudaGetLastError();
+}
+
+// Enqueues LeftBatchKernel the same way, with sizeof(Storage) bytes of
+// dynamic shared memory a block (allowed past the default 48 KiB first).
+template <int kBlockSize, int kPerThread, typename Storage, typename Element>
+cudaError_t LaunchLeftBatch(const Element& element, cudaStream_t stream) {
+  const int64_t n = element.size();
+  if (n == 0) return cudaSuccess;
+  const auto kernel = LeftBatchKernel<kBlockSize, kPerThread, Storage, Element>;
+  constexpr size_t kShared = sizeof(Storage);
+  cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared);
+  unsigned blocks = 0;
+  if (status == cudaSuccess) {
+    status = ResidentBlocks(kernel, kBlockSize, kShared, n, int64_t{kBlockSize} * kPerThread,
+                            &blocks);
+  }
+  if (status != cudaSuccess) return status;
+  kernel<<<blocks, kBlockSize, kShared, stream>>>(element);
   return cudaGetLastError();
 }
 
@@ -186,9 +241,17 @@ struct BothDtypes {
     }
   }
 
-  // For LeftPassKernel: Element::IsLeft(p, i).
+  // For LeftPassKernel and LeftBatchKernel: Element::IsLeft(p, i).
   __device__ bool IsLeft(int64_t i) const {
     return is_float ? Element::IsLeft(as_float, i) : Element::IsLeft(as_double, i);
+  }
+
+  // For LeftBatchKernel: Element::Batch(*this, index, count, storage), one
+  // body for both dtypes, which tells them apart where it reads and writes
+  // them (a body per dtype would hold the registers of both).
+  template <typename Storage>
+  __device__ void Batch(const int64_t* index, int count, Storage* storage) const {
+    Element::Batch(*this, index, count, storage);
   }
 };
 

@@ -203,11 +203,23 @@ JAXEXT_HD constexpr bool IsLowOrder(TransitPlan plan) {
   return plan == TransitPlan::kLowOrderLight || plan == TransitPlan::kLowOrderPasses;
 }
 
+// Element i's planet, row i / group_size of `rows` (RowOffsetOfU(light)
+// parameters, `epochs` timing variations, `order` coefficients of `law`)
+// made ready as PlanetOf<Curve>, and its time: t[i], shifted by its epoch's
+// variation (ShiftedTime).
+template <typename Curve, typename T>
+JAXEXT_HD T MakeRowElement(const T* rows, const T* t, int order, std::int64_t group_size,
+                           Geometry geometry, limb_dark::Law law, bool light, int epochs,
+                           std::int64_t i, PlanetOf<Curve>* planet) {
+  const int offset = RowOffsetOfU(light);
+  const T* row = rows + (i / group_size) * (offset + epochs + order);
+  MakePlanetFromRow(row, order, geometry, law, light, epochs, planet);
+  return epochs > 0 ? ShiftedTime(row[kT0], row[kPeriod], row + offset, epochs, t[i]) : t[i];
+}
+
 // The transit kernels' element i (transit_kernel.cu, and tests/
-// device_path_loops.cc as the host runs it): row i / group_size of `rows`
-// (RowOffsetOfU(light) parameters, `epochs` timing variations, `order`
-// coefficients of `law`) made ready as PlanetOf<Curve>, time t[i] (shifted
-// by its epoch's variation: ShiftedTime), exposure[i]. kWindowPass false:
+// device_path_loops.cc as the host runs it): its planet and time
+// (MakeRowElement), exposure[i]. kWindowPass false:
 // TransitElement<kCode, kSpan>. kWindowPass true, the first of three
 // passes: where the planet is OutsideWindows, F - 1 and every derivative
 // 0; every other element marked (MarkLeft) with WindowMarkOf the pass that
@@ -217,12 +229,9 @@ template <typename Curve, LightCode kCode, SpanCode kSpan, bool kWindowPass, typ
 JAXEXT_HD void TransitRowElement(const T* rows, const T* t, const T* exposure, int order,
                                  std::int64_t group_size, Geometry geometry, limb_dark::Law law,
                                  bool light, int epochs, std::int64_t i, const Outputs<T>& out) {
-  const int offset = RowOffsetOfU(light);
-  const T* row = rows + (i / group_size) * (offset + epochs + order);
   PlanetOf<Curve> planet;
-  MakePlanetFromRow(row, order, geometry, law, light, epochs, &planet);
   const T time =
-      epochs > 0 ? ShiftedTime(row[kT0], row[kPeriod], row + offset, epochs, t[i]) : t[i];
+      MakeRowElement(rows, t, order, group_size, geometry, law, light, epochs, i, &planet);
   if constexpr (kWindowPass) {
     const double dt = static_cast<double>(time) - planet.orbit.t0;
     const double span = static_cast<double>(exposure[i]);
