@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The light curve's kernel variants side by side (tools/gpu/kernel_variants.cu):
+# The kernel variants side by side: the light curve's
+# (tools/gpu/kernel_variants.cu) and the transit model's (transit_*,
+# tools/gpu/transit_variants.cu):
 #
 #   bash tools/gpu/kernel_variants.sh build DIR [NAME...]    # nvcc: one binary a variant into DIR
 #   bash tools/gpu/kernel_variants.sh run DIR [N [NAME...]]  # on a GPU: each binary in turn
@@ -16,7 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# name: the variant's defines (limb_dark_kernel.cu's switches).
+# name: the variant's defines (limb_dark_kernel.cu's switches; for
+# transit_*, transit_kernel.cu's).
 VARIANTS=(
   "one_pass:-DJAXEXT_LOW_ORDER_ONE_PASS=1"
   "two_pass:"
@@ -24,12 +27,15 @@ VARIANTS=(
   "two_pass_mb8:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=8"
   "law_one_pass:-DJAXEXT_LAW_ONE_PASS=1"
   "polynomial_passes:-DJAXEXT_POLYNOMIAL_PASSES=1"
+  "transit_batches:"
+  "transit_per_thread:-DJAXEXT_EXPOSED_PER_THREAD=1"
 )
 
 build_one() {  # dir name defines
-  local dir=$1 name=$2
+  local dir=$1 name=$2 source=tools/gpu/kernel_variants.cu
+  case $name in transit_*) source=tools/gpu/transit_variants.cu ;; esac
   # shellcheck disable=SC2086
-  nvcc -std=c++17 -O3 -arch=sm_90 -I. -Xptxas -v $3 tools/gpu/kernel_variants.cu \
+  nvcc -std=c++17 -O3 -arch=sm_90 -I. -Xptxas -v $3 "$source" \
     -o "$dir/$name" >"$dir/$name.ptxas" 2>&1 || { cat "$dir/$name.ptxas"; return 1; }
 }
 

@@ -1,0 +1,204 @@
+// The transit model's kernels built as one variant of their compile-time
+// switch (transit_kernel.cu's JAXEXT_EXPOSED_PER_THREAD: the quadratic
+// law's exposed times in batches, or a thread per time), timed on the GPU
+// without jax, beside tools/gpu/kernel_variants.cu's light-curve variants
+// (tools/gpu/kernel_variants.sh builds and runs them all).
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I. [-DJAXEXT_EXPOSED_PER_THREAD=1] \
+//       tools/gpu/transit_variants.cu -o transit_variants
+//   ./transit_variants NAME [N]
+//
+// Per case (the quadratic law with Kepler's long-cadence exposures, the
+// value and the value with every derivative; one without an exposure),
+// float64 and float32, N times (default 1e7) of a hot Jupiter, 40% of them
+// within its transits' windows: the median time of 20 launches after 3
+// (CUDA events, ns per time); the times left poisoned or marked; a hash of
+// every output's bytes (kernel_variants.sh compares it across the
+// variants); and the largest difference from the host build of the same
+// element (a thread per time, transit.h's TransitRowElement) on 20,000 of
+// the times. Prints kernel_variants.cu's columns (its copy columns 0);
+// exits non-zero when a check fails.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "jaxlib_ext/transit/transit_kernel.cu"
+
+namespace {
+
+namespace transit = jaxext::transit;
+namespace kernel = jaxext::transit::kernel;
+
+#define CHECK_CUDA(call)                                                             \
+  do {                                                                               \
+    const cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                         \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,             \
+                   cudaGetErrorString(e_));                                          \
+      std::exit(2);                                                                  \
+    }                                                                                \
+  } while (0)
+
+struct Case {
+  const char* name;
+  bool gradient;
+  double exposure;  // days
+};
+
+const Case kCases[] = {
+    {"lc_exposed", false, 0.02043},
+    {"lc_exposed+grad", true, 0.02043},
+    {"lc_instant", false, 0.0},
+};
+
+// period, t0, a, b, r, e, omega, then the quadratic law's u1, u2.
+const double kRow[9] = {3.0, 0.2, 8.8, 0.3, 0.1, 0.1, 0.5, 0.4, 0.26};
+constexpr int kOrder = 2;
+
+// Times of 2,000 orbits: 40% within 0.12 d of a conjunction (the transit
+// and its window), the others anywhere, from a fixed seed.
+template <typename T>
+std::vector<T> MakeTimes(int64_t n) {
+  std::mt19937_64 rng(20261201);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<T> t(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const double orbit = std::floor(2000 * unit(rng)) - 1000;
+    const double offset = i % 5 < 2 ? 0.24 * (unit(rng) - 0.5) : kRow[0] * unit(rng);
+    t[i] = static_cast<T>(kRow[1] + orbit * kRow[0] + offset);
+  }
+  return t;
+}
+
+template <typename T>
+int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
+  const int64_t n = static_cast<int64_t>(t.size());
+  constexpr int kColumns = 1 + transit::kParamCount + 1 + kOrder;  // F, d, dT, du
+  const int n_out = c.gradient ? kColumns : 1;
+  T row[9];
+  for (int j = 0; j < 9; ++j) row[j] = static_cast<T>(kRow[j]);
+  std::vector<T> exposure(n, static_cast<T>(c.exposure));
+
+  T *d_row, *d_t, *d_exposure, *d_out;
+  CHECK_CUDA(cudaMalloc(&d_row, sizeof(row)));
+  CHECK_CUDA(cudaMalloc(&d_t, n * sizeof(T)));
+  CHECK_CUDA(cudaMalloc(&d_exposure, n * sizeof(T)));
+  CHECK_CUDA(cudaMalloc(&d_out, n_out * n * sizeof(T)));
+  CHECK_CUDA(cudaMemcpy(d_row, row, sizeof(row), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_t, t.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_exposure, exposure.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+
+  kernel::Params<T> p{};
+  p.rows = d_row;
+  p.x = d_t;
+  p.y = d_exposure;
+  p.out.flux = d_out;
+  if (c.gradient) {
+    for (int j = 0; j <= transit::kParamCount; ++j) p.out.d[j] = d_out + (1 + j) * n;
+    for (int j = 0; j < kOrder; ++j) p.out.du[j] = d_out + (2 + transit::kParamCount + j) * n;
+  }
+  p.law = jaxext::limb_dark::Law::kPolynomial;
+  p.order = kOrder;
+  p.group_size = n;
+  p.n = n;
+  p.geometry = transit::Geometry::kImpactParameter;
+  p.light = false;
+  p.epochs = 0;
+
+  // The checked launch, on poisoned outputs.
+  CHECK_CUDA(cudaMemset(d_out, 0xff, n_out * n * sizeof(T)));
+  CHECK_CUDA(kernel::Launch(p, nullptr));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  using Bits = typename jaxext::LeftMark<T>::Bits;
+  std::vector<Bits> bits(n_out * n);
+  CHECK_CUDA(cudaMemcpy(bits.data(), d_out, bits.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<T> out(n_out * n);
+  std::memcpy(out.data(), bits.data(), bits.size() * sizeof(T));
+  int64_t bad = 0;
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (int64_t i = 0; i < n_out * n; ++i) {
+    bad += bits[i] == static_cast<Bits>(~Bits{0});
+    bad += bits[i] - jaxext::LeftMark<T>::kBits < Bits(jaxext::LeftMark<T>::kMarks);
+    hash = (hash ^ bits[i]) * 0x100000001b3ULL;
+  }
+  // The host build of a thread per time, on a sample.
+  double worst = 0;
+  const int64_t stride = std::max<int64_t>(1, n / 20000);
+  std::vector<T> column(kColumns);
+  for (int64_t i = 0; i < n; i += stride) {
+    transit::Outputs<T> o{};
+    o.flux = &column[0];
+    if (c.gradient) {
+      for (int j = 0; j <= transit::kParamCount; ++j) o.d[j] = &column[1 + j];
+      for (int j = 0; j < kOrder; ++j) o.du[j] = &column[2 + transit::kParamCount + j];
+    }
+    if (c.exposure == 0) {
+      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kNone,
+                                 transit::SpanCode::kInstant, false>(
+          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, false, 0, 0, o);
+    } else {
+      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kNone,
+                                 transit::SpanCode::kExposed, false>(
+          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, false, 0, 0, o);
+    }
+    for (int k = 0; k < n_out; ++k) {
+      const double got = out[k * n + i], want = column[k];
+      const double d = std::fabs(got - want) / std::max(1.0, std::fabs(want));
+      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+  }
+
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::vector<float> ms;
+  for (int k = 0; k < 23; ++k) {
+    CHECK_CUDA(cudaEventRecord(start));
+    CHECK_CUDA(kernel::Launch(p, nullptr));
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float elapsed;
+    CHECK_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
+    if (k >= 3) ms.push_back(elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  const float kernel_ms = ms[ms.size() / 2];
+  CHECK_CUDA(cudaFree(d_row));
+  CHECK_CUDA(cudaFree(d_t));
+  CHECK_CUDA(cudaFree(d_exposure));
+  CHECK_CUDA(cudaFree(d_out));
+
+  // float32: the host and the device each round the same double once.
+  const bool ok = bad == 0 && worst <= (sizeof(T) == 8 ? 1e-12 : 2e-7);
+  std::printf("%-14s %-9s %-7s %10.3g %9.4f %9.4f %6.1f%% %8lld %016llx %9.2e %s\n", variant,
+              c.name, sizeof(T) == 8 ? "float64" : "float32", static_cast<double>(n),
+              1e6 * kernel_ms / n, 0.0, 0.0, static_cast<long long>(bad),
+              static_cast<unsigned long long>(hash), worst, ok ? "ok" : "FAILED");
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s VARIANT_NAME [N]\n", argv[0]);
+    return 2;
+  }
+  const int64_t n = argc > 2 ? static_cast<int64_t>(std::atof(argv[2])) : 10000000;
+  std::printf("%-14s %-9s %-7s %10s %9s %9s %7s %8s %16s %9s\n", "variant", "case", "dtype",
+              "N", "ns/time", "copy ns", "of copy", "bad", "output hash", "vs host");
+  int failed = 0;
+  const std::vector<double> t64 = MakeTimes<double>(n);
+  for (const Case& c : kCases) failed += RunCase(argv[1], c, t64);
+  const std::vector<float> t32 = MakeTimes<float>(n);
+  for (const Case& c : kCases) failed += RunCase(argv[1], c, t32);
+  return failed ? 1 : 0;
+}
