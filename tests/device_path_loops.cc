@@ -191,10 +191,12 @@ int LawCoefficientCount(int law) { return jaxext::limb_dark::LawCoefficients(law
 int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::DerivativesInU(law, order); }
 
 // The transit kernels (jaxlib_ext/transit/transit_kernel.cu), one element
-// at a time: the polynomial laws of at most two coefficients with their own
-// row (rows without the planet's light in the kernels' three passes: the
-// window pass over every time, then the times it marked for each of the
-// others), every other family of laws in one pass with its family's row.
+// (or batch) at a time: the polynomial laws of at most two coefficients
+// with their own row (rows with the planet's light in two passes: the
+// instants and the marks over every time, then the exposed times' batches;
+// rows without it in three: the window pass over every time, then the
+// instants it marked, then the exposed times' batches), every other family
+// of laws in one pass with its family's row.
 void Transit(const double* row, int order, int law, int geometry, bool light, int epochs,
              const double* t, const double* exposure, double* const* out, std::size_t n) {
   using jaxext::transit::LightCode;
@@ -223,10 +225,33 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
   using Table = TypeTag<jaxext::transit::TableCurve>;
   using Either = std::integral_constant<LightCode, LightCode::kEither>;
   using None = std::integral_constant<LightCode, LightCode::kNone>;
-  using Only = std::integral_constant<LightCode, LightCode::kOnly>;
   using AnySpan = std::integral_constant<SpanCode, SpanCode::kEither>;
   using jaxext::transit::TransitPlan;
   const TransitPlan plan = jaxext::transit::PlanOf(as_law, order, light);
+  const jaxext::transit::CallTimes<double> times = {
+      row, t, exposure, order, group_size, as_geometry, as_law, epochs, &o};
+  // The exposed times marked for a batch pass, in batches, their nodes shared
+  // (exposure_batch.h), as transit_kernel.cu's LeftBatchKernel runs them;
+  // batches of 5 here, so that a batch's nodes take several rounds.
+  const auto batches = [&](auto light) {
+    constexpr int kBatch = 5;
+    using Batch = jaxext::transit::ExposureBatch<jaxext::transit::LowOrderCurve, kBatch,
+                                                 decltype(light)::value>;
+    const std::unique_ptr<Batch> batch(new Batch);
+    jaxext::transit::SequentialBlock<kBatch> block;
+    std::int64_t index[kBatch];
+    int gathered = 0;
+    for (std::int64_t i = 0; i <= count; ++i) {
+      if (i < count &&
+          jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
+        index[gathered++] = i;
+      }
+      if (gathered == kBatch || (i == count && gathered > 0)) {
+        jaxext::transit::ExposedBatch(block, *batch, times, index, gathered, derivatives);
+        gathered = 0;
+      }
+    }
+  };
   for (std::int64_t i = 0; i < count; ++i) {
     switch (plan) {
       case TransitPlan::kPolynomial:
@@ -239,13 +264,14 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
         pass(Table{}, Either{}, AnySpan{}, std::false_type{}, i);
         break;
       case TransitPlan::kLowOrderLight:
-        pass(LowOrder{}, Only{}, AnySpan{}, std::false_type{}, i);
+        jaxext::transit::LightInstantOrMark<jaxext::transit::LowOrderCurve>(times, i);
         break;
       case TransitPlan::kLowOrderPasses:
         pass(LowOrder{}, None{}, AnySpan{}, std::true_type{}, i);
         break;
     }
   }
+  if (plan == TransitPlan::kLowOrderLight) batches(std::true_type{});
   if (plan != TransitPlan::kLowOrderPasses) return;
   for (std::int64_t i = 0; i < count; ++i) {
     if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kInstant))) {
@@ -253,27 +279,7 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
            std::false_type{}, i);
     }
   }
-  // The exposed times in batches, their nodes shared (exposure_batch.h), as
-  // transit_kernel.cu's LeftBatchKernel runs them; batches of 5 here, so
-  // that a batch's nodes take several rounds.
-  constexpr int kBatch = 5;
-  using Batch = jaxext::transit::ExposureBatch<jaxext::transit::LowOrderCurve, kBatch>;
-  const std::unique_ptr<Batch> batch(new Batch);
-  jaxext::transit::SequentialBlock<kBatch> block;
-  std::int64_t index[kBatch];
-  const jaxext::transit::BatchTimes<double> times = {
-      row, t, exposure, order, group_size, as_geometry, as_law, epochs, index, &o};
-  int gathered = 0;
-  for (std::int64_t i = 0; i <= count; ++i) {
-    if (i < count &&
-        jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
-      index[gathered++] = i;
-    }
-    if (gathered == kBatch || (i == count && gathered > 0)) {
-      jaxext::transit::ExposedBatch(block, *batch, times, gathered, derivatives);
-      gathered = 0;
-    }
-  }
+  batches(std::false_type{});
 }
 
 }  // namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT

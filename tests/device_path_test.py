@@ -912,13 +912,17 @@ class TransitTest(parameterized.TestCase):
   def test_the_planets_light_against_the_cpu_op(self, law, u, mu, orbit):
     # Times over whole orbits (transits, eclipses, phases between), a third
     # with exposures (up to a tenth of the period: the orbit's breakpoints
-    # found per element); the planet's light and the star's modulation on.
+    # found per element; a few of 2.5 orbits, of 1e12 (the orbit average),
+    # negative and NaN); the planet's light and the star's modulation on.
     period, t0, a, b, r, ecc, omega = orbit
     glow = (2e-3, 4e-4, 0.3, 2e-5, 5e-5)
     names = ("planet_flux", "night_flux", "phase_offset", "beaming", "ellipsoidal")
     rng = np.random.default_rng(32)
     t = t0 + rng.uniform(-2, 2, 300) * period
     exposure = np.where(np.arange(300) % 3 == 0, rng.uniform(0, 0.1 * period, 300), 0.0)
+    exposure[[3, 33, 63]] = 2.5 * period
+    exposure[[6, 36]] = 1e12 * period
+    exposure[9], exposure[39] = -0.1, np.nan
     law_index = list(limb_dark.LAWS).index(law)
     row = np.concatenate([[period, t0, a, b, r, ecc, omega], glow, u])
     got = _device_path.transit(_VARIANT.value, row, law_index, 0, t, exposure, True, True)

@@ -210,9 +210,19 @@ cudaError_t LaunchLeftBatch(const Element& element, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// Whether an element computes both dtypes in one body (Element::kOneBody,
+// false where it has none): Element::RunBoth(both, i) reads and writes the
+// dtype in use of `both` (BothDtypes), and computes in between once, so
+// that the kernel does not hold the registers of two bodies.
+template <typename Element, typename = void>
+struct OneBody : std::false_type {};
+template <typename Element>
+struct OneBody<Element, std::void_t<decltype(Element::kOneBody)>>
+    : std::bool_constant<Element::kOneBody> {};
+
 // An op's Params (with their element count n) in either dtype as one
 // element functor: Element::Run(p, i) on the dtype in use (the other's
-// Params stay empty).
+// Params stay empty), or Element::RunBoth(*this, i) (OneBody).
 template <template <typename> class Params, typename Element>
 struct BothDtypes {
   Params<double> as_double;
@@ -234,7 +244,9 @@ struct BothDtypes {
   __host__ __device__ int64_t size() const { return is_float ? as_float.n : as_double.n; }
 
   __device__ void operator()(int64_t i) const {
-    if (is_float) {
+    if constexpr (OneBody<Element>::value) {
+      Element::RunBoth(*this, i);
+    } else if (is_float) {
       Element::Run(as_float, i);
     } else {
       Element::Run(as_double, i);

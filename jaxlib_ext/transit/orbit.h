@@ -159,6 +159,38 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE PlanePoint PlaneAt(const Orbit& o, double sin_e, 
   return p;
 }
 
+// The derivatives in parameter j of the position in the orbit's plane
+// rotated by omega (x_w, y_w) and of b^2 (kRadius's 0), at dt, from the
+// planet there (PlaneAt), the eccentric anomaly's sine and cosine and
+// inv_den = 1 / (1 - e cos E).
+struct SkyColumn {
+  double d_xw, d_yw, d_b2;
+};
+
+JAXEXT_HD JAXEXT_ALWAYS_INLINE SkyColumn SkyGradientColumn(const Orbit& o, const PlanePoint& p,
+                                                         double dt, double sin_e, double cos_e,
+                                                         double inv_den, int j) {
+  const double c2 = o.cos_i * o.cos_i;
+  // dM in parameter j, and the direct dependences on e, omega and a.
+  const double d_mean = j == kT0            ? -o.mean_motion
+                        : j == kPeriod       ? -o.mean_motion * dt / o.period
+                        : j == kEccentricity ? o.d_mean_at_t0_de
+                        : j == kOmega        ? o.d_mean_at_t0_dw
+                                             : 0.0;
+  const double de = j == kEccentricity ? 1.0 : 0.0;
+  const double dw = j == kOmega ? 1.0 : 0.0;
+  const double da = j == kSemiMajor ? 1.0 : 0.0;
+  const double d_ecc_anomaly = (d_mean + sin_e * de) * inv_den;
+  const double dx = -o.a * sin_e * d_ecc_anomaly - o.a * de + p.x / o.a * da;
+  const double dy = o.a * o.root * cos_e * d_ecc_anomaly - o.a * o.e / o.root * sin_e * de +
+                    p.y / o.a * da;
+  SkyColumn c;
+  c.d_xw = dx * o.cos_w - dy * o.sin_w - p.yw * dw;
+  c.d_yw = dx * o.sin_w + dy * o.cos_w + p.xw * dw;
+  c.d_b2 = 2 * (p.xw * c.d_xw + c2 * p.yw * c.d_yw + o.cos_i * o.d_cos_i[j] * p.yw * p.yw);
+  return c;
+}
+
 // d(b^2)/d parameter at dt, for each parameter (kRadius's 0), from the
 // eccentric anomaly there: its sine and cosine and den = 1 - e cos E; and,
 // where d_xw and d_yw are not null, the derivatives of (x_w, y_w) too.
@@ -167,31 +199,15 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void SkyGradient(const Orbit& o, double dt, doubl
                                                 double* d_xw = nullptr,
                                                 double* d_yw = nullptr) {
   const PlanePoint p = PlaneAt(o, sin_e, cos_e);
-  const double x = p.x, y = p.y, xw = p.xw, yw = p.yw;
-  const double c2 = o.cos_i * o.cos_i;
-  // dM per parameter, and the direct dependences on e, omega and a.
-  double d_mean[kParamCount] = {};
-  d_mean[kT0] = -o.mean_motion;
-  d_mean[kPeriod] = -o.mean_motion * dt / o.period;
-  d_mean[kEccentricity] = o.d_mean_at_t0_de;
-  d_mean[kOmega] = o.d_mean_at_t0_dw;
   const double inv_den = 1 / den;
   // Unrolled, so that a CPU loop over times around this vectorises over times.
   JAXEXT_UNROLL
   for (int j = 0; j < kParamCount; ++j) {
-    const double de = j == kEccentricity ? 1.0 : 0.0;
-    const double dw = j == kOmega ? 1.0 : 0.0;
-    const double da = j == kSemiMajor ? 1.0 : 0.0;
-    const double d_ecc_anomaly = (d_mean[j] + sin_e * de) * inv_den;
-    const double dx = -o.a * sin_e * d_ecc_anomaly - o.a * de + x / o.a * da;
-    const double dy = o.a * o.root * cos_e * d_ecc_anomaly - o.a * o.e / o.root * sin_e * de +
-                      y / o.a * da;
-    const double dxw = dx * o.cos_w - dy * o.sin_w - yw * dw;
-    const double dyw = dx * o.sin_w + dy * o.cos_w + xw * dw;
-    d_b2[j] = 2 * (xw * dxw + c2 * yw * dyw + o.cos_i * o.d_cos_i[j] * yw * yw);
+    const SkyColumn c = SkyGradientColumn(o, p, dt, sin_e, cos_e, inv_den, j);
+    d_b2[j] = c.d_b2;
     if (d_xw) {
-      d_xw[j] = dxw;
-      d_yw[j] = dyw;
+      d_xw[j] = c.d_xw;
+      d_yw[j] = c.d_yw;
     }
   }
 }

@@ -124,6 +124,26 @@ struct LightTerms {
   double d_star[kParamCount], d_phase[kParamCount];
 };
 
+// d star and d phase in parameter j, from LightTermsAt's terms k at the
+// position (x_w, y_w) with inv = 1 / |x| and the position's derivatives in
+// j (SkyColumn's d_xw and d_yw).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void LightTermsColumn(const Orbit& o, const Glow& glow,
+                                                     const LightTerms& k, double xw, double yw,
+                                                     double inv, double d_xw, double d_yw,
+                                                     int j, double* d_star, double* d_phase) {
+  const double* g = glow.p;
+  const double cos_wf = xw * inv, sin_wf = yw * inv;
+  // d(omega + f) from d x_w and d y_w: (x_w d y_w - y_w d x_w) / |x|^2.
+  const double d_angle = (xw * d_yw - yw * d_xw) * inv * inv;
+  const double d_cos_wf = -sin_wf * d_angle, d_sin_wf = cos_wf * d_angle;
+  const double d_velocity =
+      d_cos_wf + (j == kEccentricity ? o.cos_w : 0.0) - (j == kOmega ? o.e * o.sin_w : 0.0);
+  const double d_cos_2phi = 2 * (sin_wf * d_sin_wf - cos_wf * d_cos_wf);
+  *d_star = -g[kBeaming] * d_velocity - g[kEllipsoidal] * d_cos_2phi;
+  // d(phi + offset) = d(omega + f).
+  *d_phase = k.d_phase_d_offset * d_angle;
+}
+
 JAXEXT_HD JAXEXT_ALWAYS_INLINE LightTerms LightTermsAt(const Orbit& o, const Glow& glow,
                                                        double xw, double yw, double den,
                                                        const double* d_xw, const double* d_yw) {
@@ -145,15 +165,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LightTerms LightTermsAt(const Orbit& o, const Glo
   if (d_xw) {
     JAXEXT_UNROLL
     for (int j = 0; j < kParamCount; ++j) {
-      // d(omega + f) from d x_w and d y_w: (x_w d y_w - y_w d x_w) / |x|^2.
-      const double d_angle = (xw * d_yw[j] - yw * d_xw[j]) * inv * inv;
-      const double d_cos_wf = -sin_wf * d_angle, d_sin_wf = cos_wf * d_angle;
-      const double d_velocity =
-          d_cos_wf + (j == kEccentricity ? o.cos_w : 0.0) - (j == kOmega ? o.e * o.sin_w : 0.0);
-      const double d_cos_2phi = 2 * (sin_wf * d_sin_wf - cos_wf * d_cos_wf);
-      k.d_star[j] = -g[kBeaming] * d_velocity - g[kEllipsoidal] * d_cos_2phi;
-      // d(phi + offset) = d(omega + f).
-      k.d_phase[j] = k.d_phase_d_offset * d_angle;
+      LightTermsColumn(o, glow, k, xw, yw, inv, d_xw[j], d_yw[j], j, &k.d_star[j],
+                       &k.d_phase[j]);
     }
   }
   return k;
@@ -199,21 +212,37 @@ JAXEXT_HD Overlap OverlapAt(const PlanetOf<Curve>& planet, bool front, double b,
   return v;
 }
 
+// In parameter j: d(b^2), d star and d phase (LightTerms's d_star and
+// d_phase).
+struct LightColumn {
+  double d_b2, d_star, d_phase;
+};
+
 // F - 1 = S (1 + delta) - 1 + v P from the terms (LightTermsAt: S = 1 + star
 // - 1, P = phase) and the overlap (OverlapAt: delta = transit, v =
-// visible), b = sqrt(b^2); with d non-null (and d_b2, d(b^2) per parameter;
-// terms with their derivatives), d[Param], d_glow[LightParam] and du
-// (OverlapAt's dF/du, scaled by S here) where not null.
-JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Overlap& v, double b,
-                                                   const double* d_b2, int n_du, double* d,
-                                                   double* d_glow, double* du) {
+// visible), b = sqrt(b^2); with d non-null (and column(j), the
+// LightColumn of each parameter j), d[Param], d_glow[LightParam] and du
+// (OverlapAt's dF/du, scaled by S here) where not null. kUnrolled: the
+// loop over the parameters unrolled (a CPU loop over times around it then
+// vectorises over times); else rolled, one column's registers at a time.
+template <bool kUnrolled = true, typename Column>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLightBy(const LightTerms& k, const Overlap& v,
+                                                     double b, const Column& column, int n_du,
+                                                     double* d, double* d_glow, double* du) {
   const double star = 1 + k.star_minus_one;
   const double one_plus_transit = 1 + v.transit.value;
   if (d) {
     const double per_b2 = PerSquareOfB(b, v.transit.d_db * star + k.phase * v.d_visible_db);
-    JAXEXT_UNROLL
-    for (int j = 0; j < kParamCount; ++j) {
-      d[j] = per_b2 * d_b2[j] + one_plus_transit * k.d_star[j] + v.visible * k.d_phase[j];
+    const auto at = [&](int j) {
+      const LightColumn c = column(j);
+      d[j] = per_b2 * c.d_b2 + one_plus_transit * c.d_star + v.visible * c.d_phase;
+    };
+    if constexpr (kUnrolled) {
+      JAXEXT_UNROLL
+      for (int j = 0; j < kParamCount; ++j) at(j);
+    } else {
+      JAXEXT_NO_UNROLL
+      for (int j = 0; j < kParamCount; ++j) at(j);
     }
     d[kRadius] = v.transit.d_dr * star + k.phase * v.d_visible_dr;
     d_glow[kPlanetFlux] = v.visible * k.shape;
@@ -226,6 +255,16 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Ov
     for (int j = 0; j < n_du; ++j) du[j] *= star;
   }
   return v.transit.value * star + k.star_minus_one + v.visible * k.phase;
+}
+
+// CombineLightBy with the columns in arrays: d_b2, d(b^2) per parameter,
+// and the terms' d_star and d_phase (LightTermsAt with the position's
+// derivatives).
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double CombineLight(const LightTerms& k, const Overlap& v, double b,
+                                                   const double* d_b2, int n_du, double* d,
+                                                   double* d_glow, double* du) {
+  const auto column = [&](int j) { return LightColumn{d_b2[j], k.d_star[j], k.d_phase[j]}; };
+  return CombineLightBy(k, v, b, column, n_du, d, d_glow, du);
 }
 
 // F - 1 with the planet's light and the star's modulation (Planet::light),
@@ -256,11 +295,30 @@ JAXEXT_HD_CALLED double LightFluxAt(const PlanetOf<Curve>& planet, double dt, do
       known ? SkyOfEccentric<false>(planet.orbit, dt, *known) : SkyAt(planet.orbit, dt, false);
   const double b = Sqrt(sky.b2);
   const Overlap overlap = OverlapAt(planet, sky.front, b, du);
-  double d_b2[kParamCount], d_xw[kParamCount], d_yw[kParamCount];
-  if (d) SkyGradient(planet.orbit, dt, sky.sin_e, sky.cos_e, sky.den, d_b2, d_xw, d_yw);
-  const LightTerms terms = LightTermsAt(planet.orbit, planet.glow, sky.xw, sky.yw, sky.den,
-                                        d ? d_xw : nullptr, d ? d_yw : nullptr);
-  return CombineLight(terms, overlap, b, d_b2, n_du, d, d_glow, du);
+  const Orbit& o = planet.orbit;
+  const LightTerms terms = LightTermsAt(o, planet.glow, sky.xw, sky.yw, sky.den, nullptr, nullptr);
+  // The derivatives a parameter at a time (SkyGradientColumn,
+  // LightTermsColumn), the same values as SkyGradient's and LightTermsAt's
+  // arrays: on the GPU none of those arrays is held, and the loop stays
+  // rolled (168 registers with the arrays; 128 without, 64 B spilled here
+  // in the exposed times' batches, 80 B with the loop unrolled; nvcc 13.5,
+  // sm_90).
+  const PlanePoint p = PlaneAt(o, sky.sin_e, sky.cos_e);
+  const double inv_den = 1 / sky.den, inv = 1 / (o.a * sky.den);
+  const auto column = [&](int j) {
+    const SkyColumn c = SkyGradientColumn(o, p, dt, sky.sin_e, sky.cos_e, inv_den, j);
+    LightColumn light;
+    light.d_b2 = c.d_b2;
+    LightTermsColumn(o, planet.glow, terms, sky.xw, sky.yw, inv, c.d_xw, c.d_yw, j,
+                     &light.d_star, &light.d_phase);
+    return light;
+  };
+#ifdef __CUDA_ARCH__
+  constexpr bool kUnrolled = false;
+#else
+  constexpr bool kUnrolled = true;
+#endif
+  return CombineLightBy<kUnrolled>(terms, overlap, b, column, n_du, d, d_glow, du);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -15,25 +15,35 @@ constexpr int kBlockSize = 128;
 
 // The kernels, one thread per time (transit.h's TransitRowElement: the
 // thread makes its row's planet ready and shifts its time by its epoch's
-// variation), a family for each pass of transit.h's TransitPlan:
-// kLowOrderLight, kLowOrderPasses' three (kLowOrderWindow over every time
-// writes those between the transit's windows and marks the rest, which
-// kLowOrderInstant (T = 0) computes in full warps, cuda/grid_stride.h's
-// LeftPassKernel without the exposure's code, and kLowOrderExposed (the
-// others) in batches of kBatchSize times whose exposures' nodes the
-// block's threads share, LeftBatchKernel over exposure_batch.h's
-// ExposedBatch), and one for each other family of laws (kPolynomial,
-// kLaws, kTabulated), each with its family's row.
+// variation), a family for each pass of transit.h's TransitPlan. The
+// quadratic law's rows (PlanetOf<LowOrderCurve>): with the planet's light
+// in two passes (kLowOrderLight over every time computes those without an
+// exposure and marks the others, exposure_batch.h's LightInstantOrMark;
+// kLowOrderLightExposed computes those), without it in three
+// (kLowOrderWindow over every time writes those between the transit's
+// windows and marks the rest, which kLowOrderInstant (T = 0) computes in
+// full warps, cuda/grid_stride.h's LeftPassKernel without the exposure's
+// code, and kLowOrderExposed the others). The exposed times go in batches
+// of kBatchSize times whose exposures' nodes the block's threads share
+// (LeftBatchKernel over exposure_batch.h's ExposedBatch). Every other
+// family of laws (kPolynomial, kLaws, kTabulated) in one kernel each, with
+// its family's row.
 //
-// JAXEXT_EXPOSED_PER_THREAD=1 builds instead the exposed times' pass with
-// a thread per time (LeftPassKernel over TransitRowElement, the exposure's
-// mean in the thread: 168 registers, 1,408 B of stack; nvcc 13.5, sm_90),
-// for a GPU to time the two.
+// JAXEXT_EXPOSED_PER_THREAD=1 builds instead a thread per exposed time (the
+// exposure's mean in the thread): without the light a pass of
+// LeftPassKernel over TransitRowElement (168 registers, 1,408 B of stack;
+// nvcc 13.5, sm_90), with it one kernel over every time (255 registers,
+// 1,296 B), for a GPU to time the two (tools/gpu/kernel_variants.sh).
+#ifndef JAXEXT_EXPOSED_PER_THREAD
+#define JAXEXT_EXPOSED_PER_THREAD 0
+#endif
+
 enum Family : int {
   kLowOrderWindow,
   kLowOrderInstant,
   kLowOrderExposed,
   kLowOrderLight,
+  kLowOrderLightExposed,
   kPolynomial,
   kLaws,
   kTabulated
@@ -41,9 +51,10 @@ enum Family : int {
 
 // The exposures a kernel's code handles (transit.h's SpanCode).
 template <int kFamily>
-constexpr SpanCode kSpanOf = kFamily == kLowOrderInstant   ? SpanCode::kInstant
-                             : kFamily == kLowOrderExposed ? SpanCode::kExposed
-                                                           : SpanCode::kEither;
+constexpr SpanCode kSpanOf =
+    kFamily == kLowOrderInstant                                      ? SpanCode::kInstant
+    : kFamily == kLowOrderExposed || kFamily == kLowOrderLightExposed ? SpanCode::kExposed
+                                                                      : SpanCode::kEither;
 
 // The row of a family's laws (limb_dark.h).
 template <int kFamily>
@@ -56,20 +67,18 @@ using CurveOf = std::conditional_t<
 // in the kernels of one family of laws each, fixed in the low-order ones.
 template <int kFamily>
 constexpr LightCode kLightOf =
-    kFamily == kLowOrderLight ? LightCode::kOnly
+    kFamily == kLowOrderLight || kFamily == kLowOrderLightExposed ? LightCode::kOnly
     : kFamily == kPolynomial || kFamily == kLaws || kFamily == kTabulated ? LightCode::kEither
                                                                           : LightCode::kNone;
 
-#ifndef JAXEXT_EXPOSED_PER_THREAD
-#define JAXEXT_EXPOSED_PER_THREAD 0
-#endif
-
 // The batches of exposed times: 64 times and 64 threads a block, whose
-// ExposureBatch (49,040 B) is the block's shared memory; its marks read
-// 4 a thread (the gathered indices, 2.5 KB more).
+// ExposureBatch is the block's shared memory (49,136 B without the light,
+// 59,344 B with it); their marks read 4 a thread (the gathered indices,
+// 2.5 KB more).
 constexpr int kBatchSize = 64;
 constexpr int kBatchPerThread = 4;
-using LowOrderBatch = ExposureBatch<LowOrderCurve, kBatchSize>;
+template <int kFamily>
+using BatchOf = ExposureBatch<LowOrderCurve, kBatchSize, kFamily == kLowOrderLightExposed>;
 
 // ExposedBatch's steps on the device: each thread its own, then the block's
 // barrier.
@@ -83,37 +92,55 @@ struct DeviceBlock {
   }
 };
 
-// A call's times in a batch (exposure_batch.h's BatchTimes) of the dtype in
-// use: `both` is cuda::BothDtypes's.
+// A call's rows, times and outputs (exposure_batch.h's CallTimes) in the
+// dtype in use: `both` is cuda::BothDtypes's, so that one body computes
+// either (cuda::OneBody, BothDtypes::Batch).
 template <typename T>
-__device__ BatchTimes<T> TimesOf(const Params<T>& p, const int64_t* index) {
-  return {p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.epochs, index, &p.out};
+__device__ CallTimes<T> TimesOf(const Params<T>& p) {
+  return {p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.epochs, &p.out};
 }
 template <typename Both>
 struct BothTimes {
   const Both* both;
-  const int64_t* index;
 
-  template <typename Batch>
-  __device__ void SetUp(Batch& s, int o) const {
+  __device__ bool Derivatives() const {
+    return both->is_float ? TimesOf(both->as_float).Derivatives()
+                          : TimesOf(both->as_double).Derivatives();
+  }
+
+  template <typename Curve>
+  __device__ void Load(int64_t i, bool light, PlanetOf<Curve>* planet, double* dt,
+                       double* span) const {
     if (both->is_float) {
-      TimesOf(both->as_float, index).SetUp(s, o);
+      TimesOf(both->as_float).Load(i, light, planet, dt, span);
     } else {
-      TimesOf(both->as_double, index).SetUp(s, o);
+      TimesOf(both->as_double).Load(i, light, planet, dt, span);
     }
   }
 
-  __device__ void Store(int o, double value, const double* d, const double* du, int n_du) const {
+  __device__ void Store(int64_t i, double value, const double* d, const double* du, bool light,
+                        int n_du) const {
     if (both->is_float) {
-      TimesOf(both->as_float, index).Store(o, value, d, du, n_du);
+      TimesOf(both->as_float).Store(i, value, d, du, light, n_du);
     } else {
-      TimesOf(both->as_double, index).Store(o, value, d, du, n_du);
+      TimesOf(both->as_double).Store(i, value, d, du, light, n_du);
+    }
+  }
+
+  __device__ void Mark(int64_t i, int mark) const {
+    if (both->is_float) {
+      TimesOf(both->as_float).Mark(i, mark);
+    } else {
+      TimesOf(both->as_double).Mark(i, mark);
     }
   }
 };
 
 template <int kFamily>
 struct Element {
+  // kLowOrderLight's first pass computes both dtypes in one body (RunBoth).
+  static constexpr bool kOneBody = kFamily == kLowOrderLight && !JAXEXT_EXPOSED_PER_THREAD;
+
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
     TransitRowElement<CurveOf<kFamily>, kLightOf<kFamily>, kSpanOf<kFamily>,
@@ -122,21 +149,25 @@ struct Element {
                                                   p.out);
   }
 
-  // The left passes' test: the window pass marked the time for this pass.
+  template <typename Both>
+  __device__ static void RunBoth(const Both& both, int64_t i) {
+    LightInstantOrMark<LowOrderCurve>(BothTimes<Both>{&both}, i);
+  }
+
+  // The left passes' test: an earlier pass marked the time for this pass.
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
     return IsMarkedLeft(p.out.flux[i], WindowMarkOf(kSpanOf<kFamily>));
   }
 
-  // kLowOrderExposed's batch of the times it marked (LeftBatchKernel), one
-  // body for both dtypes (BothTimes).
+  // kLowOrderExposed's and kLowOrderLightExposed's batch of the times
+  // marked for them (LeftBatchKernel).
   template <typename Both>
   __device__ static void Batch(const Both& both, const int64_t* index, int count,
-                               LowOrderBatch* batch) {
+                               BatchOf<kFamily>* batch) {
     DeviceBlock block;
-    const bool derivatives = both.is_float ? both.as_float.out.d[0] != nullptr
-                                           : both.as_double.out.d[0] != nullptr;
-    ExposedBatch(block, *batch, BothTimes<Both>{&both, index}, count, derivatives);
+    const BothTimes<Both> times{&both};
+    ExposedBatch(block, *batch, times, index, count, times.Derivatives());
   }
 };
 
@@ -157,8 +188,16 @@ cudaError_t LaunchOver(const Params<T>& params, cudaStream_t stream) {
       cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
 }
 
+// The batches of the exposed times that an earlier pass marked for kFamily.
+template <int kFamily, typename T>
+cudaError_t LaunchBatches(const Params<T>& params, cudaStream_t stream) {
+  return cuda::LaunchLeftBatch<kBatchSize, kBatchPerThread, BatchOf<kFamily>>(
+      cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
+}
+
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
+  cudaError_t status = cudaSuccess;
   switch (PlanOf(params.law, params.order, params.light)) {
     case TransitPlan::kPolynomial:
       return LaunchOver<kPolynomial>(params, stream);
@@ -167,11 +206,13 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
     case TransitPlan::kTabulated:
       return LaunchOver<kTabulated>(params, stream);
     case TransitPlan::kLowOrderLight:
-      return LaunchOver<kLowOrderLight>(params, stream);
+      status = LaunchOver<kLowOrderLight>(params, stream);
+      if (status != cudaSuccess || JAXEXT_EXPOSED_PER_THREAD) return status;
+      return LaunchBatches<kLowOrderLightExposed>(params, stream);
     case TransitPlan::kLowOrderPasses:
       break;
   }
-  cudaError_t status = LaunchOver<kLowOrderWindow>(params, stream);
+  status = LaunchOver<kLowOrderWindow>(params, stream);
   if (status == cudaSuccess) {
     status = cuda::LaunchLeftPass<kBlockSize, kLeftPerThread, kInstantMinBlocks>(
         cuda::BothDtypes<Params, Element<kLowOrderInstant>>::Of(params), stream);
@@ -181,8 +222,7 @@ cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
     return cuda::LaunchLeftPass<kBlockSize, kLeftPerThread>(
         cuda::BothDtypes<Params, Element<kLowOrderExposed>>::Of(params), stream);
   } else {
-    return cuda::LaunchLeftBatch<kBatchSize, kBatchPerThread, LowOrderBatch>(
-        cuda::BothDtypes<Params, Element<kLowOrderExposed>>::Of(params), stream);
+    return LaunchBatches<kLowOrderExposed>(params, stream);
   }
 }
 

@@ -9,7 +9,8 @@
 //   ./transit_variants NAME [N]
 //
 // Per case (the quadratic law with Kepler's long-cadence exposures, the
-// value and the value with every derivative; one without an exposure),
+// value and the value with every derivative, without and with the
+// planet's light; one without an exposure),
 // float64 and float32, N times (default 1e7) of a hot Jupiter, 40% of them
 // within its transits' windows: the median time of 20 launches after 3
 // (CUDA events, ns per time); the times left poisoned or marked; a hash of
@@ -50,16 +51,21 @@ struct Case {
   const char* name;
   bool gradient;
   double exposure;  // days
+  bool light;       // with the planet's light
 };
 
 const Case kCases[] = {
-    {"lc_exposed", false, 0.02043},
-    {"lc_exposed+grad", true, 0.02043},
-    {"lc_instant", false, 0.0},
+    {"lc_exposed", false, 0.02043, false},
+    {"lc_exposed+grad", true, 0.02043, false},
+    {"lc_instant", false, 0.0, false},
+    {"light_exposed", false, 0.02043, true},
+    {"light_exposed+grad", true, 0.02043, true},
 };
 
-// period, t0, a, b, r, e, omega, then the quadratic law's u1, u2.
-const double kRow[9] = {3.0, 0.2, 8.8, 0.3, 0.1, 0.1, 0.5, 0.4, 0.26};
+// period, t0, a, b, r, e, omega; the planet's light (day and night flux,
+// phase offset, beaming, ellipsoidal); the quadratic law's u1, u2.
+const double kRow[14] = {3.0, 0.2, 8.8, 0.3, 0.1, 0.1, 0.5,
+                         1e-3, 2e-4, 0.3, 1e-5, 2e-5, 0.4, 0.26};
 constexpr int kOrder = 2;
 
 // Times of 2,000 orbits: 40% within 0.12 d of a conjunction (the transit
@@ -80,18 +86,22 @@ std::vector<T> MakeTimes(int64_t n) {
 template <typename T>
 int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
   const int64_t n = static_cast<int64_t>(t.size());
-  constexpr int kColumns = 1 + transit::kParamCount + 1 + kOrder;  // F, d, dT, du
-  const int n_out = c.gradient ? kColumns : 1;
-  T row[9];
-  for (int j = 0; j < 9; ++j) row[j] = static_cast<T>(kRow[j]);
+  // F, d, dT, with the light its derivatives, du.
+  const int n_d = transit::kParamCount + 1 + (c.light ? transit::kLightParamCount : 0);
+  const int n_out = c.gradient ? 1 + n_d + kOrder : 1;
+  T row[14];
+  int n_row = 0;
+  for (int j = 0; j < 14; ++j) {
+    if (c.light || j < transit::kParamCount || j >= 12) row[n_row++] = static_cast<T>(kRow[j]);
+  }
   std::vector<T> exposure(n, static_cast<T>(c.exposure));
 
   T *d_row, *d_t, *d_exposure, *d_out;
-  CHECK_CUDA(cudaMalloc(&d_row, sizeof(row)));
+  CHECK_CUDA(cudaMalloc(&d_row, n_row * sizeof(T)));
   CHECK_CUDA(cudaMalloc(&d_t, n * sizeof(T)));
   CHECK_CUDA(cudaMalloc(&d_exposure, n * sizeof(T)));
   CHECK_CUDA(cudaMalloc(&d_out, n_out * n * sizeof(T)));
-  CHECK_CUDA(cudaMemcpy(d_row, row, sizeof(row), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_row, row, n_row * sizeof(T), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_t, t.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_exposure, exposure.data(), n * sizeof(T), cudaMemcpyHostToDevice));
 
@@ -101,15 +111,15 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
   p.y = d_exposure;
   p.out.flux = d_out;
   if (c.gradient) {
-    for (int j = 0; j <= transit::kParamCount; ++j) p.out.d[j] = d_out + (1 + j) * n;
-    for (int j = 0; j < kOrder; ++j) p.out.du[j] = d_out + (2 + transit::kParamCount + j) * n;
+    for (int j = 0; j < n_d; ++j) p.out.d[j] = d_out + (1 + j) * n;
+    for (int j = 0; j < kOrder; ++j) p.out.du[j] = d_out + (1 + n_d + j) * n;
   }
   p.law = jaxext::limb_dark::Law::kPolynomial;
   p.order = kOrder;
   p.group_size = n;
   p.n = n;
   p.geometry = transit::Geometry::kImpactParameter;
-  p.light = false;
+  p.light = c.light;
   p.epochs = 0;
 
   // The checked launch, on poisoned outputs.
@@ -131,15 +141,19 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
   // The host build of a thread per time, on a sample.
   double worst = 0;
   const int64_t stride = std::max<int64_t>(1, n / 20000);
-  std::vector<T> column(kColumns);
+  std::vector<T> column(n_out);
   for (int64_t i = 0; i < n; i += stride) {
     transit::Outputs<T> o{};
     o.flux = &column[0];
     if (c.gradient) {
-      for (int j = 0; j <= transit::kParamCount; ++j) o.d[j] = &column[1 + j];
-      for (int j = 0; j < kOrder; ++j) o.du[j] = &column[2 + transit::kParamCount + j];
+      for (int j = 0; j < n_d; ++j) o.d[j] = &column[1 + j];
+      for (int j = 0; j < kOrder; ++j) o.du[j] = &column[1 + n_d + j];
     }
-    if (c.exposure == 0) {
+    if (c.light) {
+      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kOnly,
+                                 transit::SpanCode::kEither, false>(
+          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, true, 0, 0, o);
+    } else if (c.exposure == 0) {
       transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kNone,
                                  transit::SpanCode::kInstant, false>(
           row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, false, 0, 0, o);
