@@ -1,12 +1,13 @@
 // The exposures' means of a batch of times computed together, the nodes
-// of their quadratures spread over the batch's threads: the GPU's pass of
-// the exposed times of the quadratic law's rows (transit_kernel.cu), and
-// tests/device_path_loops.cc as the host runs it. The same values, to the
-// bit, as TransitElement's with ExposureMean, a time at a time.
+// of their quadratures spread over the batch's threads: the GPU's passes
+// of the exposed times of the quadratic law's rows, with the planet's
+// light or without (transit_kernel.cu), and tests/device_path_loops.cc as
+// the host runs them. The same values, to the bit, as TransitElement's
+// with ExposureMean or LightExposureMean, a time at a time.
 //
 // A thread that integrates its own exposure keeps the quadrature's plan
 // and sums live across each node's F with its derivatives, which alone
-// takes about 128 registers: ptxas then takes 168, or spills. Here one
+// takes about 128 registers: ptxas then takes 168 and more, or spills. Here one
 // thread per time (its `owner`) and one per node take turns, each step's
 // state in the batch (on the GPU the block's shared memory), the steps
 // apart (Block::Step(f): f(k) for each of the batch's kBatch threads, then
@@ -20,8 +21,8 @@
 //   3. in rounds of kBatch nodes: each owner copies its nodes of the round
 //      into the round's slots (visiting its plan again); each thread
 //      evaluates F (and its derivatives but at the ends) at a slot
-//      (FluxAt); each owner adds its slots into its sums (AddNode), in its
-//      visit's order;
+//      (FluxAt, LightFluxAt); each owner adds its slots into its sums
+//      (AddNode), in its visit's order;
 //   4. each owner finishes its mean (FinishExposure) and stores it.
 #ifndef JAXLIB_EXT_TRANSIT_EXPOSURE_BATCH_H_
 #define JAXLIB_EXT_TRANSIT_EXPOSURE_BATCH_H_
