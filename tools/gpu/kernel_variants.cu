@@ -37,21 +37,12 @@
 #include <cuda_runtime_api.h>
 
 #include "jaxlib_ext/limb_dark/limb_dark_kernel.cu"
+#include "tools/gpu/variant_checks.h"
 
 namespace {
 
 using jaxext::limb_dark::Law;
 namespace kernel = jaxext::limb_dark::kernel;
-
-#define CHECK_CUDA(call)                                                             \
-  do {                                                                               \
-    const cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,             \
-                   cudaGetErrorString(e_));                                          \
-      std::exit(2);                                                                  \
-    }                                                                                \
-  } while (0)
 
 struct Case {
   const char* name;
@@ -127,18 +118,7 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
   CHECK_CUDA(cudaMemset(d_out, 0xff, n_out * n * sizeof(T)));
   CHECK_CUDA(kernel::Launch(p, nullptr));
   CHECK_CUDA(cudaDeviceSynchronize());
-  using Bits = typename jaxext::LeftMark<T>::Bits;
-  std::vector<Bits> bits(n_out * n);
-  CHECK_CUDA(cudaMemcpy(bits.data(), d_out, bits.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  std::vector<T> out(n_out * n);
-  std::memcpy(out.data(), bits.data(), bits.size() * sizeof(T));
-  int64_t poisoned = 0, marked = 0;
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (int64_t i = 0; i < n_out * n; ++i) {
-    poisoned += bits[i] == static_cast<Bits>(~Bits{0});
-    marked += bits[i] - jaxext::LeftMark<T>::kBits < Bits(jaxext::LeftMark<T>::kMarks);
-    hash = (hash ^ bits[i]) * 0x100000001b3ULL;
-  }
+  const variant_checks::ReadBack<T> out = variant_checks::ReadOutputs(d_out, n_out * n);
   // The host build of the same element function on a sample.
   double worst = 0;
   const int64_t stride = std::max<int64_t>(1, n / 100000);
@@ -151,35 +131,19 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
     jaxext::limb_dark::CurveElement(c.law, u, &b[i], &r[i], c.order, n, 0, &f[0],
                                     c.gradient ? &f[1] : nullptr, &f[2], du);
     for (int k = 0; k < n_out; ++k) {
-      const double got = out[k * n + i], want = f[k];
+      const double got = out.values[k * n + i], want = f[k];
       const double d = std::fabs(got - want) / std::max(1.0, std::fabs(want));
       worst = std::isnan(d) ? INFINITY : std::max(worst, d);
     }
   }
 
   // Timing: the kernel, then a copy of the same bytes.
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  auto median_ms = [&](auto&& launch) {
-    std::vector<float> ms;
-    for (int k = 0; k < 23; ++k) {
-      CHECK_CUDA(cudaEventRecord(start));
-      launch();
-      CHECK_CUDA(cudaEventRecord(stop));
-      CHECK_CUDA(cudaEventSynchronize(stop));
-      float t;
-      CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
-      if (k >= 3) ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-  };
-  const float kernel_ms = median_ms([&] { CHECK_CUDA(kernel::Launch(p, nullptr)); });
+  using variant_checks::MedianMs;
+  const float kernel_ms = MedianMs([&] { CHECK_CUDA(kernel::Launch(p, nullptr)); });
   const int64_t in_bytes = 2 * n * sizeof(T), out_bytes = n_out * n * sizeof(T);
   T* d_copy;
   CHECK_CUDA(cudaMalloc(&d_copy, in_bytes + out_bytes));
-  const float copy_ms = median_ms([&] {
+  const float copy_ms = MedianMs([&] {
     CHECK_CUDA(cudaMemcpyAsync(d_copy, d_out, out_bytes, cudaMemcpyDeviceToDevice));
     CHECK_CUDA(cudaMemcpyAsync(d_copy + n_out * n, d_b, n * sizeof(T),
                                cudaMemcpyDeviceToDevice));
@@ -192,15 +156,7 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& b,
   CHECK_CUDA(cudaFree(d_r));
   CHECK_CUDA(cudaFree(d_out));
 
-  // float32: the host and the device each round the same double once.
-  const bool ok = poisoned == 0 && marked == 0 && worst <= (sizeof(T) == 8 ? 1e-12 : 2e-7);
-  std::printf("%-14s %-9s %-7s %10.3g %9.4f %9.4f %6.1f%% %8lld %016llx %9.2e %s\n", variant,
-              c.name, sizeof(T) == 8 ? "float64" : "float32", static_cast<double>(n),
-              1e6 * kernel_ms / n, 1e6 * copy_ms / n, 100.0 * copy_ms / (2 * kernel_ms),
-              static_cast<long long>(poisoned + marked), static_cast<unsigned long long>(hash),
-              worst, ok ? "ok" : "FAILED");
-  std::fflush(stdout);
-  return ok ? 0 : 1;
+  return variant_checks::Report(variant, c.name, n, kernel_ms, copy_ms, out, worst) ? 0 : 1;
 }
 
 }  // namespace
@@ -221,8 +177,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "KERNEL_VARIANTS_CASES names no case\n");
     return 2;
   }
-  std::printf("%-14s %-9s %-7s %10s %9s %9s %7s %8s %16s %9s\n", "variant", "case", "dtype",
-              "N", "ns/point", "copy ns", "of copy", "bad", "output hash", "vs host");
+  variant_checks::PrintHeader("ns/point");
   int failed = 0;
   std::vector<double> b64, r64;
   MakePoints(n, &b64, &r64);

@@ -31,21 +31,12 @@
 #include <cuda_runtime_api.h>
 
 #include "jaxlib_ext/transit/transit_kernel.cu"
+#include "tools/gpu/variant_checks.h"
 
 namespace {
 
 namespace transit = jaxext::transit;
 namespace kernel = jaxext::transit::kernel;
-
-#define CHECK_CUDA(call)                                                             \
-  do {                                                                               \
-    const cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,             \
-                   cudaGetErrorString(e_));                                          \
-      std::exit(2);                                                                  \
-    }                                                                                \
-  } while (0)
 
 struct Case {
   const char* name;
@@ -126,18 +117,7 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
   CHECK_CUDA(cudaMemset(d_out, 0xff, n_out * n * sizeof(T)));
   CHECK_CUDA(kernel::Launch(p, nullptr));
   CHECK_CUDA(cudaDeviceSynchronize());
-  using Bits = typename jaxext::LeftMark<T>::Bits;
-  std::vector<Bits> bits(n_out * n);
-  CHECK_CUDA(cudaMemcpy(bits.data(), d_out, bits.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  std::vector<T> out(n_out * n);
-  std::memcpy(out.data(), bits.data(), bits.size() * sizeof(T));
-  int64_t bad = 0;
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (int64_t i = 0; i < n_out * n; ++i) {
-    bad += bits[i] == static_cast<Bits>(~Bits{0});
-    bad += bits[i] - jaxext::LeftMark<T>::kBits < Bits(jaxext::LeftMark<T>::kMarks);
-    hash = (hash ^ bits[i]) * 0x100000001b3ULL;
-  }
+  const variant_checks::ReadBack<T> r = variant_checks::ReadOutputs(d_out, n_out * n);
   // The host build of a thread per time, on a sample.
   double worst = 0;
   const int64_t stride = std::max<int64_t>(1, n / 20000);
@@ -149,54 +129,24 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
       for (int j = 0; j < n_d; ++j) o.d[j] = &column[1 + j];
       for (int j = 0; j < kOrder; ++j) o.du[j] = &column[1 + n_d + j];
     }
-    if (c.light) {
-      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kOnly,
-                                 transit::SpanCode::kEither, false>(
-          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, true, 0, 0, o);
-    } else if (c.exposure == 0) {
-      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kNone,
-                                 transit::SpanCode::kInstant, false>(
-          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, false, 0, 0, o);
-    } else {
-      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kNone,
-                                 transit::SpanCode::kExposed, false>(
-          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, false, 0, 0, o);
-    }
+    transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kEither,
+                               transit::SpanCode::kEither, false>(
+        row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, c.light, 0, 0, o);
     for (int k = 0; k < n_out; ++k) {
-      const double got = out[k * n + i], want = column[k];
+      const double got = r.values[k * n + i], want = column[k];
       const double d = std::fabs(got - want) / std::max(1.0, std::fabs(want));
       worst = std::isnan(d) ? INFINITY : std::max(worst, d);
     }
   }
 
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  std::vector<float> ms;
-  for (int k = 0; k < 23; ++k) {
-    CHECK_CUDA(cudaEventRecord(start));
-    CHECK_CUDA(kernel::Launch(p, nullptr));
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float elapsed;
-    CHECK_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
-    if (k >= 3) ms.push_back(elapsed);
-  }
-  std::sort(ms.begin(), ms.end());
-  const float kernel_ms = ms[ms.size() / 2];
+  const float kernel_ms =
+      variant_checks::MedianMs([&] { CHECK_CUDA(kernel::Launch(p, nullptr)); });
   CHECK_CUDA(cudaFree(d_row));
   CHECK_CUDA(cudaFree(d_t));
   CHECK_CUDA(cudaFree(d_exposure));
   CHECK_CUDA(cudaFree(d_out));
 
-  // float32: the host and the device each round the same double once.
-  const bool ok = bad == 0 && worst <= (sizeof(T) == 8 ? 1e-12 : 2e-7);
-  std::printf("%-14s %-9s %-7s %10.3g %9.4f %9.4f %6.1f%% %8lld %016llx %9.2e %s\n", variant,
-              c.name, sizeof(T) == 8 ? "float64" : "float32", static_cast<double>(n),
-              1e6 * kernel_ms / n, 0.0, 0.0, static_cast<long long>(bad),
-              static_cast<unsigned long long>(hash), worst, ok ? "ok" : "FAILED");
-  std::fflush(stdout);
-  return ok ? 0 : 1;
+  return variant_checks::Report(variant, c.name, n, kernel_ms, 0.0f, r, worst) ? 0 : 1;
 }
 
 }  // namespace
@@ -207,8 +157,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int64_t n = argc > 2 ? static_cast<int64_t>(std::atof(argv[2])) : 10000000;
-  std::printf("%-14s %-9s %-7s %10s %9s %9s %7s %8s %16s %9s\n", "variant", "case", "dtype",
-              "N", "ns/time", "copy ns", "of copy", "bad", "output hash", "vs host");
+  variant_checks::PrintHeader("ns/time");
   int failed = 0;
   const std::vector<double> t64 = MakeTimes<double>(n);
   for (const Case& c : kCases) failed += RunCase(argv[1], c, t64);
