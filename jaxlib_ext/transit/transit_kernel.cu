@@ -103,36 +103,30 @@ template <typename Both>
 struct BothTimes {
   const Both* both;
 
+  // f(CallTimes of the dtype in use).
+  template <typename Function>
+  __device__ auto With(Function f) const {
+    if (both->is_float) return f(TimesOf(both->as_float));
+    return f(TimesOf(both->as_double));
+  }
+
   __device__ bool Derivatives() const {
-    return both->is_float ? TimesOf(both->as_float).Derivatives()
-                          : TimesOf(both->as_double).Derivatives();
+    return With([](const auto& times) { return times.Derivatives(); });
   }
 
   template <typename Curve>
   __device__ void Load(int64_t i, bool light, PlanetOf<Curve>* planet, double* dt,
                        double* span) const {
-    if (both->is_float) {
-      TimesOf(both->as_float).Load(i, light, planet, dt, span);
-    } else {
-      TimesOf(both->as_double).Load(i, light, planet, dt, span);
-    }
+    With([&](const auto& times) { times.Load(i, light, planet, dt, span); });
   }
 
   __device__ void Store(int64_t i, double value, const double* d, const double* du, bool light,
                         int n_du) const {
-    if (both->is_float) {
-      TimesOf(both->as_float).Store(i, value, d, du, light, n_du);
-    } else {
-      TimesOf(both->as_double).Store(i, value, d, du, light, n_du);
-    }
+    With([&](const auto& times) { times.Store(i, value, d, du, light, n_du); });
   }
 
   __device__ void Mark(int64_t i, int mark) const {
-    if (both->is_float) {
-      TimesOf(both->as_float).Mark(i, mark);
-    } else {
-      TimesOf(both->as_double).Mark(i, mark);
-    }
+    With([&](const auto& times) { times.Mark(i, mark); });
   }
 };
 
