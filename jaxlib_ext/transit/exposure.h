@@ -373,6 +373,24 @@ JAXEXT_HD double FinishExposure(const ExposurePlan& plan, const ExposureSums<kMa
   return mean;
 }
 
+// FinishExposure with the planet's light: d_glow[LightParam] where d and
+// d_glow are not null, and for an exposure averaged over the orbit the
+// term of F at the orbit's start (`start`, F at OrbitBreaks's tau[0]: read
+// only then) in dF/dP.
+template <int kMaxDu>
+JAXEXT_HD double FinishLightExposure(const ExposurePlan& plan, const ExposureSums<kMaxDu>& s,
+                                     double T, double ends, double start, int n_du, double* d,
+                                     double* du, double* d_dT, double* d_glow) {
+  const double mean = FinishExposure(plan, s, T, ends, n_du, d, du, d_dT, d ? d_glow : nullptr);
+  if (d && plan.valid && plan.averaged) {
+    // The orbit average does not depend on P; the whole orbit's integral W
+    // from tau[0] to tau[0] + P has dW/dP = F(tau[0]) + its nodes' sum of
+    // dF/dP (a transit's window, with F = 0 at its ends, has no such term).
+    d[kPeriod] += plan.full * start;
+  }
+  return mean;
+}
+
 // The mean of F - 1 over the exposure [dt - T/2, dt + T/2] (dt = t - t0,
 // T > 0), its nodes evaluated one at a time; with d non-null, its
 // derivatives (FinishExposure). *evaluations: how many times F was
@@ -443,15 +461,11 @@ JAXEXT_HD_CALLED double LightExposureMean(const PlanetOf<Curve>& planet, const O
       d && plan.valid ? LightFluxAt(planet, dt - T / 2, nullptr, nullptr, nullptr) +
                             LightFluxAt(planet, dt + T / 2, nullptr, nullptr, nullptr)
                       : 0.0;
+  const double start = d && plan.valid && plan.averaged
+                           ? LightFluxAt(planet, b.tau[0], nullptr, nullptr, nullptr)
+                           : 0.0;
   *evaluations = plan.evaluations;
-  const double mean = FinishExposure(plan, s, T, ends, n_du, d, du, d_dT, d ? d_glow : nullptr);
-  if (d && plan.valid && plan.averaged) {
-    // The orbit average does not depend on P; the whole orbit's integral W
-    // from tau[0] to tau[0] + P has dW/dP = F(tau[0]) + its nodes' sum of
-    // dF/dP (a transit's window, with F = 0 at its ends, has no such term).
-    d[kPeriod] += plan.full * LightFluxAt(planet, b.tau[0], nullptr, nullptr, nullptr);
-  }
-  return mean;
+  return FinishLightExposure(plan, s, T, ends, start, n_du, d, du, d_dT, d_glow);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -234,14 +234,14 @@ JAXEXT_HD void ExposedBatch(Block& block, ExposureBatch<Curve, kBatch, kLight>& 
     const int n_du = s.planet[o].curve.n_du;
     const ExposurePlan& plan = s.plan[o];
     double d[kFirstDerivatives], du[Curve::kMaxDerivatives];
-    double* d_glow = kLight && derivatives ? d + kParamCount + 1 : nullptr;
+    double* d_or_null = derivatives ? d : nullptr;
+    double* du_or_null = derivatives ? du : nullptr;
     const double value =
-        FinishExposure(plan, s.sums[o], s.span[o], s.ends[o], n_du, derivatives ? d : nullptr,
-                       derivatives ? du : nullptr, &d[kParamCount], d_glow);
-    if (kLight && derivatives && plan.valid && plan.averaged) {
-      // LightExposureMean's dW/dP term of the orbit average.
-      d[kPeriod] += plan.full * s.start[kLight ? o : 0];
-    }
+        kLight ? FinishLightExposure(plan, s.sums[o], s.span[o], s.ends[o],
+                                     s.start[kLight ? o : 0], n_du, d_or_null, du_or_null,
+                                     &d[kParamCount], d + kParamCount + 1)
+               : FinishExposure(plan, s.sums[o], s.span[o], s.ends[o], n_du, d_or_null,
+                                du_or_null, &d[kParamCount]);
     times.Store(index[o], value, d, du, kLight, n_du);
   });
 }
