@@ -192,11 +192,12 @@ int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::Derivative
 
 // The transit kernels (jaxlib_ext/transit/transit_kernel.cu), one element
 // (or batch) at a time: the polynomial laws of at most two coefficients
-// with their own row (rows with the planet's light in two passes: the
-// instants and the marks over every time, then the exposed times' batches;
-// rows without it in three: the window pass over every time, then the
-// instants it marked, then the exposed times' batches), every other family
-// of laws in one pass with its family's row.
+// and the laws of laws.h with their own rows in passes (rows with the
+// planet's light in two: the instants and the marks over every time, then
+// the exposed times' batches; rows without it in three: the window pass
+// over every time, then the instants it marked, then the exposed times'
+// batches), the other polynomial laws and the tabulated law in one pass
+// with their family's row.
 void Transit(const double* row, int order, int law, int geometry, bool light, int epochs,
              const double* t, const double* exposure, double* const* out, std::size_t n) {
   using jaxext::transit::LightCode;
@@ -219,10 +220,6 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
                       decltype(span)::value, decltype(window)::value>(
         row, t, exposure, order, group_size, as_geometry, as_law, light, epochs, i, o);
   };
-  using LowOrder = TypeTag<jaxext::transit::LowOrderCurve>;
-  using Polynomial = TypeTag<jaxext::transit::PolynomialCurve>;
-  using Laws = TypeTag<jaxext::transit::LawCurve>;
-  using Table = TypeTag<jaxext::transit::TableCurve>;
   using Either = std::integral_constant<LightCode, LightCode::kEither>;
   using None = std::integral_constant<LightCode, LightCode::kNone>;
   using AnySpan = std::integral_constant<SpanCode, SpanCode::kEither>;
@@ -230,56 +227,75 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
   const TransitPlan plan = jaxext::transit::PlanOf(as_law, order, light);
   const jaxext::transit::CallTimes<double> times = {
       row, t, exposure, order, group_size, as_geometry, as_law, epochs, &o};
-  // The exposed times marked for a batch pass, in batches, their nodes shared
-  // (exposure_batch.h), as transit_kernel.cu's LeftBatchKernel runs them;
-  // batches of 5 here, so that a batch's nodes take several rounds.
-  const auto batches = [&](auto light) {
-    constexpr int kBatch = 5;
-    using Batch = jaxext::transit::ExposureBatch<jaxext::transit::LowOrderCurve, kBatch,
-                                                 decltype(light)::value>;
-    const std::unique_ptr<Batch> batch(new Batch);
-    jaxext::transit::SequentialBlock<kBatch> block;
-    std::int64_t index[kBatch];
-    int gathered = 0;
-    for (std::int64_t i = 0; i <= count; ++i) {
-      if (i < count &&
-          jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
-        index[gathered++] = i;
+  // The passes of a family that runs in passes (their rows: transit.h's
+  // PassCurve, the window's and the batches', and the one-at-a-time
+  // passes').
+  const auto passes = [&](auto family) {
+    using Family = typename decltype(family)::type;
+    using Curve = jaxext::transit::PassCurve<Family, false>;
+    using OneAtATime = jaxext::transit::PassCurve<Family, true>;
+    // The exposed times marked for a batch pass, in batches, their nodes
+    // shared (exposure_batch.h), as transit_kernel.cu's LeftBatchKernel
+    // runs them; batches of 5 here, so that a batch's nodes take several
+    // rounds.
+    const auto batches = [&](auto with_light) {
+      constexpr int kBatch = 5;
+      using Batch =
+          jaxext::transit::ExposureBatch<Curve, kBatch, decltype(with_light)::value>;
+      const std::unique_ptr<Batch> batch(new Batch);
+      jaxext::transit::SequentialBlock<kBatch> block;
+      std::int64_t index[kBatch];
+      int gathered = 0;
+      for (std::int64_t i = 0; i <= count; ++i) {
+        if (i < count &&
+            jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
+          index[gathered++] = i;
+        }
+        if (gathered == kBatch || (i == count && gathered > 0)) {
+          jaxext::transit::ExposedBatch(block, *batch, times, index, gathered, derivatives);
+          gathered = 0;
+        }
       }
-      if (gathered == kBatch || (i == count && gathered > 0)) {
-        jaxext::transit::ExposedBatch(block, *batch, times, index, gathered, derivatives);
-        gathered = 0;
+    };
+    if (jaxext::transit::IsLightPasses(plan)) {
+      for (std::int64_t i = 0; i < count; ++i) {
+        jaxext::transit::LightInstantOrMark<OneAtATime>(times, i);
+      }
+      batches(std::true_type{});
+      return;
+    }
+    for (std::int64_t i = 0; i < count; ++i) {
+      pass(TypeTag<Curve>{}, None{}, AnySpan{}, std::true_type{}, i);
+    }
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kInstant))) {
+        pass(TypeTag<OneAtATime>{}, None{}, std::integral_constant<SpanCode, SpanCode::kInstant>{},
+             std::false_type{}, i);
       }
     }
+    batches(std::false_type{});
   };
-  for (std::int64_t i = 0; i < count; ++i) {
-    switch (plan) {
-      case TransitPlan::kPolynomial:
-        pass(Polynomial{}, Either{}, AnySpan{}, std::false_type{}, i);
-        break;
-      case TransitPlan::kLaws:
-        pass(Laws{}, Either{}, AnySpan{}, std::false_type{}, i);
-        break;
-      case TransitPlan::kTabulated:
-        pass(Table{}, Either{}, AnySpan{}, std::false_type{}, i);
-        break;
-      case TransitPlan::kLowOrderLight:
-        jaxext::transit::LightInstantOrMark<jaxext::transit::LowOrderCurve>(times, i);
-        break;
-      case TransitPlan::kLowOrderPasses:
-        pass(LowOrder{}, None{}, AnySpan{}, std::true_type{}, i);
-        break;
-    }
+  switch (plan) {
+    case TransitPlan::kPolynomial:
+      for (std::int64_t i = 0; i < count; ++i) {
+        pass(TypeTag<jaxext::transit::PolynomialCurve>{}, Either{}, AnySpan{}, std::false_type{},
+             i);
+      }
+      return;
+    case TransitPlan::kTabulated:
+      for (std::int64_t i = 0; i < count; ++i) {
+        pass(TypeTag<jaxext::transit::TableCurve>{}, Either{}, AnySpan{}, std::false_type{}, i);
+      }
+      return;
+    case TransitPlan::kLawsLight:
+    case TransitPlan::kLawsPasses:
+      passes(TypeTag<jaxext::transit::LawCurve>{});
+      return;
+    case TransitPlan::kLowOrderLight:
+    case TransitPlan::kLowOrderPasses:
+      passes(TypeTag<jaxext::transit::LowOrderCurve>{});
+      return;
   }
-  if (plan == TransitPlan::kLowOrderLight) batches(std::true_type{});
-  if (plan != TransitPlan::kLowOrderPasses) return;
-  for (std::int64_t i = 0; i < count; ++i) {
-    if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kInstant))) {
-      pass(LowOrder{}, None{}, std::integral_constant<SpanCode, SpanCode::kInstant>{},
-           std::false_type{}, i);
-    }
-  }
-  batches(std::false_type{});
 }
 
 }  // namespace kepler_device_path::KEPLER_DEVICE_PATH_VARIANT

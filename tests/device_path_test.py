@@ -798,7 +798,7 @@ class TransitTest(parameterized.TestCase):
   """The transit kernels' per-element code (Element: the planet made ready
   and the contacts found per element) against the CPU op, which makes both
   ready once per row: every output, with and without exposures, for each
-  family's kernel (transit.h's TransitPlan: the polynomial laws of at most
+  family's kernels (transit.h's TransitPlan: the polynomial laws of at most
   two coefficients and of more, the laws of laws.h, the tabulated law),
   circular and eccentric orbits."""
 
@@ -840,11 +840,15 @@ class TransitTest(parameterized.TestCase):
                             ("polynomial", (0.6,), 0.45, 2.2), ("polynomial", (), 0.2, 4.0),
                             ("power2", (0.7, 0.6), 0.3, 1.0),
                             ("nonlinear", (0.5, -0.2, 0.6, -0.2), 0.0, 0.0),
+                            ("logarithmic", (0.5, 0.2), 0.2, 1.0),
                             ("polynomial", (0.3, 0.2, 0.1), 0.1, -1.0))
   def test_window_pass_against_the_cpu_op(self, law, u, ecc, omega):
-    # The laws of at most two coefficients run in two passes on the device
-    # (the window pass writes the times between the transit's windows, the
-    # second the rest), every other law in one, against the CPU op, whose
+    # The laws of at most two coefficients and those of laws.h run in passes
+    # on the device (the window pass writes the times between the transit's
+    # windows, the next the instants, the last the exposed times in
+    # batches; the laws of laws.h a point's rule's code at a time, the
+    # logarithmic law's by the edge moments, the power laws' by their own
+    # sums), the other laws in one, against the CPU op, whose
     # blocks take the window for every law: times over whole orbits, next
     # to the windows' edges, NaN and +-inf; exposures of 0, short, longer
     # than the gap between windows, negative and NaN; times beyond 2^52

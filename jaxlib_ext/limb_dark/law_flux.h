@@ -367,13 +367,19 @@ struct LawRow {
 
 // with_powers false: power false, the power fields not set (for code that
 // has no power code, LawCode::kOthers).
+// MakeLawRowAt fills *row where it lies (a GPU kernel's planet in shared
+// or local memory), field by field.
+JAXEXT_HD void MakeLawRowAt(Law law, const double* u, LawRow* row, bool with_powers = true) {
+  const bool ok = detail::MakeLawTerms(law, u, &row->terms);
+  const double norm = ok ? detail::LawNormalisation(row->terms) : NaN();
+  row->norm = norm > 0 ? norm : NaN();
+  row->power = with_powers && ok && detail::MakePowerTerms(row->terms, &row->power_terms);
+  if (with_powers) row->power_constants = detail::MakePowerConstants(row->terms, row->norm);
+}
+
 JAXEXT_HD LawRow MakeLawRow(Law law, const double* u, bool with_powers = true) {
   LawRow row;
-  const bool ok = detail::MakeLawTerms(law, u, &row.terms);
-  const double norm = ok ? detail::LawNormalisation(row.terms) : NaN();
-  row.norm = norm > 0 ? norm : NaN();
-  row.power = with_powers && ok && detail::MakePowerTerms(row.terms, &row.power_terms);
-  if (with_powers) row.power_constants = detail::MakePowerConstants(row.terms, row.norm);
+  MakeLawRowAt(law, u, &row, with_powers);
   return row;
 }
 
@@ -483,14 +489,18 @@ enum class LawCode : int { kAll, kPowers, kOthers };
 // and code: the same operations as LawLightCurvePoint's (a compiler may
 // still contract them into FMAs differently in another kernel: on the GPU
 // the two differ by 1e-16).
-template <LawRule kOnly, LawCode kCode = LawCode::kAll>
+// kCopy: the rules' calls take the law's terms from a copy (true) or from
+// the row itself (false). On a GPU, a reference into a row held in
+// registers puts the whole row (its power fields too) in local memory for
+// the call (nvcc 13.0: 230 B of stack more than the copy); a row already
+// in memory (the transit model's planets) is better read where it lies
+// (the copy's 96 B of stack less).
+template <LawRule kOnly, LawCode kCode = LawCode::kAll, bool kCopy = true>
 JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
   using namespace detail;
   LawFlux out;
-  // A copy of the terms, which the rules' calls take by address: on a GPU,
-  // a reference into the row puts the whole row (its power fields too) in
-  // local memory for the call (nvcc 13.0: 230 B of stack more).
-  const LawTerms t = row.terms;
+  const LawTerms copy_or_none = kCopy ? row.terms : LawTerms{};
+  const LawTerms& t = kCopy ? copy_or_none : row.terms;
   const double norm = row.norm;
   const PointSetUp point = SetUpPoint(b, r);
   const double sign_b = point.sign_b;
@@ -564,6 +574,46 @@ JAXEXT_HD LawFlux LawLightCurvePointOf(const LawRow& row, double b, double r) {
 
 JAXEXT_HD LawFlux LawLightCurvePoint(const LawRow& row, double b, double r) {
   return LawLightCurvePointOf<LawRule::kAny>(row, b, r);
+}
+
+// LawLightCurvePoint with the point's rule chosen first (LawRuleOf), then
+// that rule's code alone in a call of its own (the code the light curve's
+// GPU pass of that rule runs: limb_dark.h's PassCode), so that a GPU
+// thread's stack holds one rule's state, not every rule's side by side:
+// the transit model's kernels, which compute a point of any rule with the
+// row in their planet, in memory (the terms read where they lie).
+template <LawRule kRule, LawCode kCode>
+JAXEXT_HD_CALLED LawFlux LawPointOfRule(const LawRow& row, double b, double r) {
+  return LawLightCurvePointOf<kRule, kCode, false>(row, b, r);
+}
+
+// A rule's call with the code of the rule's pass: the power code for a
+// power law's inside and crossing rules, the edge moments' otherwise.
+template <LawRule kRule>
+JAXEXT_HD LawFlux LawPointOfRuleAndRow(const LawRow& row, double b, double r) {
+  if constexpr (kRule == LawRule::kContact || kRule == LawRule::kNoEdge) {
+    return LawPointOfRule<kRule, LawCode::kOthers>(row, b, r);
+  } else {
+    return row.power ? LawPointOfRule<kRule, LawCode::kPowers>(row, b, r)
+                     : LawPointOfRule<kRule, LawCode::kOthers>(row, b, r);
+  }
+}
+
+JAXEXT_HD LawFlux LawLightCurvePointByRule(const LawRow& row, double b, double r) {
+  switch (LawRuleOf(row, b, r)) {
+    case LawRule::kInside8:
+      return LawPointOfRuleAndRow<LawRule::kInside8>(row, b, r);
+    case LawRule::kInside16:
+      return LawPointOfRuleAndRow<LawRule::kInside16>(row, b, r);
+    case LawRule::kInside32:
+      return LawPointOfRuleAndRow<LawRule::kInside32>(row, b, r);
+    case LawRule::kCrossing:
+      return LawPointOfRuleAndRow<LawRule::kCrossing>(row, b, r);
+    case LawRule::kContact:
+      return LawPointOfRuleAndRow<LawRule::kContact>(row, b, r);
+    default:
+      return LawPointOfRuleAndRow<LawRule::kNoEdge>(row, b, r);
+  }
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -387,9 +387,12 @@ JAXEXT_HD_CALLED void MakeCurveRow(Law law, const double* u, int order, CurveRow
 }
 
 // F - 1 at (b, r) of a law of laws.h (`order` coefficients) or of a
-// table, and its derivatives in b and r; du as CurveAt's.
+// table, and its derivatives in b and r; du as CurveAt's. kByRule: a
+// rule's code at a time (LawLightCurvePointByRule).
+template <bool kByRule = false>
 JAXEXT_HD Flux LawCurveAt(const LawRow& row, int order, double b, double r, double* du) {
-  const LawFlux f = LawLightCurvePoint(row, b, r);
+  const LawFlux f =
+      kByRule ? LawLightCurvePointByRule(row, b, r) : LawLightCurvePoint(row, b, r);
   if (du) {
     for (int j = 0; j < order; ++j) du[j] = f.du[j];
   }
@@ -461,12 +464,39 @@ JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, LawCurveRow* ro
                         order == LawCoefficients(static_cast<std::int32_t>(law));
   row->order = accepted ? order : -1;
   row->n_du = accepted ? order : 0;
-  if (accepted) row->law_row = MakeLawRow(law, u);
+  if (accepted) MakeLawRowAt(law, u, &row->law_row);
 }
 
 JAXEXT_HD_CALLED Flux CurveAt(const LawCurveRow& row, double b, double r, double* du) {
   if (row.order < 0) return {NaN(), NaN(), NaN()};
-  return LawCurveAt(row.law_row, row.order, b, r, du);
+  return LawCurveAt<false>(row.law_row, row.order, b, r, du);
+}
+
+// The same row whose points run, on the device path, their rule's code
+// alone in a call of its own (LawLightCurvePointByRule): what a GPU kernel
+// that holds a point of any rule at a time takes where its stack, not its
+// registers, is what the rules' code side by side would overfill
+// (transit.h's PassCurve). The same values as LawCurveRow's.
+struct LawCurveRowByRule : LawCurveRow {};
+
+JAXEXT_HD_CALLED Flux CurveAt(const LawCurveRowByRule& row, double b, double r, double* du) {
+  if (row.order < 0) return {NaN(), NaN(), NaN()};
+  return LawCurveAt<JAXEXT_DEVICE_PATH != 0>(row.law_row, row.order, b, r, du);
+}
+
+// F - 1 of a row at b = r + 2, away from the star: 0 where the row's law
+// and the radius are accepted, NaN otherwise (the light curve's verdict on
+// them, which a planet made ready keeps: transit/planet_flux.h). For the
+// laws of laws.h without the rules' code, which a GPU kernel that makes
+// its planets ready need not carry.
+template <typename Row>
+JAXEXT_HD double CurveAwayFromStar(const Row& row, double r) {
+  return CurveAt(row, r + 2, r, nullptr).value;
+}
+
+JAXEXT_HD double CurveAwayFromStar(const LawCurveRow& row, double r) {
+  if (row.order < 0) return NaN();
+  return LawLightCurvePointOf<LawRule::kNoEdge>(row.law_row, r + 2, r).value;
 }
 
 // The tabulated law (`order` values: the grid, then the intensities).

@@ -61,8 +61,8 @@ JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::
   planet->r = p[kRadius];
   limb_dark::MakeCurveRow(law, u, order, &planet->curve);
   // The light curve's verdict on the radius and the law, away from the star.
-  planet->valid = planet->orbit.valid &&
-                  limb_dark::CurveAt(planet->curve, planet->r + 2, planet->r, nullptr).value == 0;
+  planet->valid =
+      planet->orbit.valid && limb_dark::CurveAwayFromStar(planet->curve, planet->r) == 0;
   planet->light = light;
   Glow& glow = planet->glow;
   for (int j = 0; j < kLightParamCount; ++j) {

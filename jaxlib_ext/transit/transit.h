@@ -12,6 +12,7 @@
 #define JAXLIB_EXT_TRANSIT_TRANSIT_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/law_call.h"
@@ -122,8 +123,10 @@ JAXEXT_HD int TransitElement(const PlanetOf<Curve>& planet, const Contacts* cont
   const bool light = kCode == LightCode::kEither ? planet.light : kCode == LightCode::kOnly;
   const int n_du = planet.curve.n_du;
   const bool derivatives = out.d[0] != nullptr;
-  double d[kFirstDerivatives], du[Curve::kMaxDerivatives];
-  double* d_glow = derivatives ? d + kParamCount + 1 : nullptr;
+  // Without the planet's light, no columns of its parameters.
+  constexpr int kColumns = kCode == LightCode::kNone ? kParamCount + 1 : kFirstDerivatives;
+  double d[kColumns], du[Curve::kMaxDerivatives];
+  double* d_glow = derivatives && kColumns > kParamCount + 1 ? d + kParamCount + 1 : nullptr;
   const double dt = static_cast<double>(time) - planet.orbit.t0;
   const double span = static_cast<double>(exposure[i]);
   double value;
@@ -177,23 +180,45 @@ JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode:
 // device_path_loops.cc as the host runs them), by the family of the law,
 // each with that family's row (limb_dark.h): the polynomial laws of at
 // most two coefficients (the quadratic law's) hold their law in arrays
-// sized for two (PlanetOf<LowOrderCurve>); with the planet's light in one
-// pass (kLowOrderLight, TransitRowElement<LowOrderCurve, kOnly, kEither,
-// false>), without it in three (kLowOrderPasses: the window pass, then the
-// instants', then the exposed times'). The other polynomial laws, the laws
-// of laws.h and the tabulated law: one pass each (kPolynomial, kLaws,
-// kTabulated: TransitRowElement<PolynomialCurve, LawCurve or TableCurve,
-// kEither, kEither, false>). The CPU loop (transit_cpu_loops.cc) takes its
-// low-order law from here too.
-enum class TransitPlan { kLowOrderLight, kLowOrderPasses, kPolynomial, kLaws, kTabulated };
+// sized for two (PlanetOf<LowOrderCurve>), the laws of laws.h their terms
+// (PlanetOf<LawCurve>). Those two families run in passes: rows with the
+// planet's light in two (kLowOrderLight, kLawsLight: the times without an
+// exposure, marking the others, then the exposed times' batches,
+// exposure_batch.h), rows without it in three (kLowOrderPasses,
+// kLawsPasses: the window pass, then the instants', then the exposed
+// times'). The other polynomial laws and the tabulated law, whose rows
+// hold arrays of 33 to 640 values: one pass each (kPolynomial, kTabulated:
+// TransitRowElement<PolynomialCurve or TableCurve, kEither, kEither,
+// false>). The CPU loop (transit_cpu_loops.cc) takes its low-order law
+// from here too.
+enum class TransitPlan {
+  kLowOrderLight,
+  kLowOrderPasses,
+  kLawsLight,
+  kLawsPasses,
+  kPolynomial,
+  kTabulated
+};
 using LowOrderCurve = limb_dark::PolynomialCurveRow<2>;
 using PolynomialCurve = limb_dark::PolynomialCurveRow<limb_dark::kMaxOrder>;
 using LawCurve = limb_dark::LawCurveRow;
 using TableCurve = limb_dark::TableCurveRow;
 
+// The row a pass of a family's passes holds: the laws of laws.h, where
+// the pass computes its times one at a time (kOneAtATime: the instants',
+// the light's first pass), with their point's rule's code alone
+// (LawCurveRowByRule: on a GPU one rule's stack, not every rule's side by
+// side); elsewhere (the window pass, the exposures' batches) with every
+// rule's code inlined in the flux (the batches' flux spills less so;
+// nvcc 13.5, docs/gpu.md). The same values either way.
+template <typename Curve, bool kOneAtATime>
+using PassCurve = std::conditional_t<std::is_same_v<Curve, LawCurve> && kOneAtATime,
+                                     limb_dark::LawCurveRowByRule, Curve>;
+
 JAXEXT_HD constexpr TransitPlan PlanOf(limb_dark::Law law, int order, bool light) {
   return law == limb_dark::Law::kTabulated    ? TransitPlan::kTabulated
-         : law != limb_dark::Law::kPolynomial ? TransitPlan::kLaws
+         : law != limb_dark::Law::kPolynomial ? (light ? TransitPlan::kLawsLight
+                                                       : TransitPlan::kLawsPasses)
          : order > 2                          ? TransitPlan::kPolynomial
          : light                              ? TransitPlan::kLowOrderLight
                                               : TransitPlan::kLowOrderPasses;
@@ -201,6 +226,16 @@ JAXEXT_HD constexpr TransitPlan PlanOf(limb_dark::Law law, int order, bool light
 
 JAXEXT_HD constexpr bool IsLowOrder(TransitPlan plan) {
   return plan == TransitPlan::kLowOrderLight || plan == TransitPlan::kLowOrderPasses;
+}
+
+// Whether a plan's rows have the planet's light (their first pass computes
+// the times without an exposure and marks the others), or run in the three
+// passes of rows without it; false for the plans of one pass.
+JAXEXT_HD constexpr bool IsLightPasses(TransitPlan plan) {
+  return plan == TransitPlan::kLowOrderLight || plan == TransitPlan::kLawsLight;
+}
+JAXEXT_HD constexpr bool IsThreePasses(TransitPlan plan) {
+  return plan == TransitPlan::kLowOrderPasses || plan == TransitPlan::kLawsPasses;
 }
 
 // Element i's planet, row i / group_size of `rows` (RowOffsetOfU(light)

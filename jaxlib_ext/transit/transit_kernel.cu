@@ -15,70 +15,53 @@ constexpr int kBlockSize = 128;
 
 // The kernels, one thread per time (transit.h's TransitRowElement: the
 // thread makes its row's planet ready and shifts its time by its epoch's
-// variation), a family for each pass of transit.h's TransitPlan. The
-// quadratic law's rows (PlanetOf<LowOrderCurve>): with the planet's light
-// in two passes (kLowOrderLight over every time computes those without an
-// exposure and marks the others, exposure_batch.h's LightInstantOrMark;
-// kLowOrderLightExposed computes those), without it in three
-// (kLowOrderWindow over every time writes those between the transit's
-// windows and marks the rest, which kLowOrderInstant (T = 0) computes in
-// full warps, cuda/grid_stride.h's LeftPassKernel without the exposure's
-// code, and kLowOrderExposed the others). The exposed times go in batches
-// of kBatchSize times whose exposures' nodes the block's threads share
-// (LeftBatchKernel over exposure_batch.h's ExposedBatch). Every other
-// family of laws (kPolynomial, kLaws, kTabulated) in one kernel each, with
-// its family's row.
+// variation), a pass of transit.h's TransitPlan each, over the rows of one
+// family of laws (Curve). The quadratic law's rows (PlanetOf<LowOrderCurve>)
+// and those of the laws of laws.h (PlanetOf<LawCurve>) run in passes: with
+// the planet's light in two (kLight over every time computes those without
+// an exposure and marks the others, exposure_batch.h's LightInstantOrMark;
+// kLightExposed computes those), without it in three (kWindow over every
+// time writes those between the transit's windows and marks the rest,
+// which kInstant (T = 0) computes in full warps, cuda/grid_stride.h's
+// LeftPassKernel without the exposure's code, and kExposed the others).
+// The exposed times go in batches of kBatchSize times whose exposures'
+// nodes the block's threads share (LeftBatchKernel over exposure_batch.h's
+// ExposedBatch). The other polynomial laws and the tabulated law in one
+// kernel each (kOver), with its family's row.
 //
 // JAXEXT_EXPOSED_PER_THREAD=1 builds instead a thread per exposed time (the
 // exposure's mean in the thread): without the light a pass of
-// LeftPassKernel over TransitRowElement (168 registers, 1,408 B of stack;
-// nvcc 13.5, sm_90), with it one kernel over every time (255 registers,
-// 1,296 B), for a GPU to time the two (tools/gpu/kernel_variants.sh).
+// LeftPassKernel over TransitRowElement (168 registers, 1,408 B of stack
+// for the quadratic law; nvcc 13.5, sm_90), with it one kernel over every
+// time (255 registers, 1,296 B), for a GPU to time the two
+// (tools/gpu/kernel_variants.sh).
 #ifndef JAXEXT_EXPOSED_PER_THREAD
 #define JAXEXT_EXPOSED_PER_THREAD 0
 #endif
 
-enum Family : int {
-  kLowOrderWindow,
-  kLowOrderInstant,
-  kLowOrderExposed,
-  kLowOrderLight,
-  kLowOrderLightExposed,
-  kPolynomial,
-  kLaws,
-  kTabulated
-};
+enum Pass : int { kWindow, kInstant, kExposed, kLight, kLightExposed, kOver };
 
-// The exposures a kernel's code handles (transit.h's SpanCode).
-template <int kFamily>
-constexpr SpanCode kSpanOf =
-    kFamily == kLowOrderInstant                                      ? SpanCode::kInstant
-    : kFamily == kLowOrderExposed || kFamily == kLowOrderLightExposed ? SpanCode::kExposed
-                                                                      : SpanCode::kEither;
+// The exposures a pass's code handles (transit.h's SpanCode).
+template <int kPass>
+constexpr SpanCode kSpanOf = kPass == kInstant                              ? SpanCode::kInstant
+                             : kPass == kExposed || kPass == kLightExposed ? SpanCode::kExposed
+                                                                            : SpanCode::kEither;
 
-// The row of a family's laws (limb_dark.h).
-template <int kFamily>
-using CurveOf = std::conditional_t<
-    kFamily == kPolynomial, PolynomialCurve,
-    std::conditional_t<kFamily == kLaws, LawCurve,
-                       std::conditional_t<kFamily == kTabulated, TableCurve, LowOrderCurve>>>;
-
-// The planet's light a kernel's code handles: the row's choice at run time
-// in the kernels of one family of laws each, fixed in the low-order ones.
-template <int kFamily>
-constexpr LightCode kLightOf =
-    kFamily == kLowOrderLight || kFamily == kLowOrderLightExposed ? LightCode::kOnly
-    : kFamily == kPolynomial || kFamily == kLaws || kFamily == kTabulated ? LightCode::kEither
-                                                                          : LightCode::kNone;
+// The planet's light a pass's code handles: the row's choice at run time
+// in the kernels of one pass (kOver), fixed in the others.
+template <int kPass>
+constexpr LightCode kLightOf = kPass == kLight || kPass == kLightExposed ? LightCode::kOnly
+                               : kPass == kOver                          ? LightCode::kEither
+                                                                         : LightCode::kNone;
 
 // The batches of exposed times: 64 times and 64 threads a block, whose
 // ExposureBatch is the block's shared memory (49,136 B without the light,
-// 59,344 B with it); their marks read 4 a thread (the gathered indices,
-// 2.5 KB more).
+// 59,344 B with it, for the quadratic law); their marks read 4 a thread
+// (the gathered indices, 2.5 KB more).
 constexpr int kBatchSize = 64;
 constexpr int kBatchPerThread = 4;
-template <int kFamily>
-using BatchOf = ExposureBatch<LowOrderCurve, kBatchSize, kFamily == kLowOrderLightExposed>;
+template <typename Curve, int kPass>
+using BatchOf = ExposureBatch<Curve, kBatchSize, kPass == kLightExposed>;
 
 // ExposedBatch's steps on the device: each thread its own, then the block's
 // barrier.
@@ -130,35 +113,37 @@ struct BothTimes {
   }
 };
 
-template <int kFamily>
+template <typename Family, int kPass>
 struct Element {
-  // kLowOrderLight's first pass computes both dtypes in one body (RunBoth).
-  static constexpr bool kOneBody = kFamily == kLowOrderLight && !JAXEXT_EXPOSED_PER_THREAD;
+  // The row this pass holds (transit.h's PassCurve).
+  using Curve = PassCurve<Family, kPass == kInstant || kPass == kLight>;
+
+  // The light's first pass computes both dtypes in one body (RunBoth).
+  static constexpr bool kOneBody = kPass == kLight && !JAXEXT_EXPOSED_PER_THREAD;
 
   template <typename T>
   __device__ static void Run(const Params<T>& p, int64_t i) {
-    TransitRowElement<CurveOf<kFamily>, kLightOf<kFamily>, kSpanOf<kFamily>,
-                      kFamily == kLowOrderWindow>(p.rows, p.x, p.y, p.order, p.group_size,
-                                                  p.geometry, p.law, p.light, p.epochs, i,
-                                                  p.out);
+    TransitRowElement<Curve, kLightOf<kPass>, kSpanOf<kPass>, kPass == kWindow>(
+        p.rows, p.x, p.y, p.order, p.group_size, p.geometry, p.law, p.light, p.epochs, i,
+        p.out);
   }
 
   template <typename Both>
   __device__ static void RunBoth(const Both& both, int64_t i) {
-    LightInstantOrMark<LowOrderCurve>(BothTimes<Both>{&both}, i);
+    LightInstantOrMark<Curve>(BothTimes<Both>{&both}, i);
   }
 
   // The left passes' test: an earlier pass marked the time for this pass.
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
-    return IsMarkedLeft(p.out.flux[i], WindowMarkOf(kSpanOf<kFamily>));
+    return IsMarkedLeft(p.out.flux[i], WindowMarkOf(kSpanOf<kPass>));
   }
 
-  // kLowOrderExposed's and kLowOrderLightExposed's batch of the times
-  // marked for them (LeftBatchKernel).
+  // kExposed's and kLightExposed's batch of the times marked for them
+  // (LeftBatchKernel).
   template <typename Both>
   __device__ static void Batch(const Both& both, const int64_t* index, int count,
-                               BatchOf<kFamily>* batch) {
+                               BatchOf<Curve, kPass>* batch) {
     DeviceBlock block;
     const BothTimes<Both> times{&both};
     ExposedBatch(block, *batch, times, index, count, times.Derivatives());
@@ -169,55 +154,67 @@ struct Element {
 constexpr int kLeftPerThread = 16;
 
 // The times without an exposure: at least 4 blocks a multiprocessor (128
-// registers, nothing spilled, as ptxas chooses uncapped; nvcc 13.5, sm_90).
-// Capped so, the pass of the exposed times with a thread per time (168
-// registers, 8 B spilled) spills about 430 B in its exposure's mean, whose
-// sums and plan are live across each node's call of the flux.
+// registers, nothing spilled, as ptxas chooses uncapped for the quadratic
+// law; nvcc 13.5, sm_90). Capped so, the pass of the exposed times with a
+// thread per time (168 registers, 8 B spilled) spills about 430 B in its
+// exposure's mean, whose sums and plan are live across each node's call of
+// the flux.
 constexpr int kInstantMinBlocks = 4;
 
-// A kernel of kFamily over every time.
-template <int kFamily, typename T>
+// A kernel of one pass over every time.
+template <typename Curve, int kPass, typename T>
 cudaError_t LaunchOver(const Params<T>& params, cudaStream_t stream) {
   return cuda::LaunchGridStride<kBlockSize>(
-      cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
+      cuda::BothDtypes<Params, Element<Curve, kPass>>::Of(params), stream);
 }
 
-// The batches of the exposed times that an earlier pass marked for kFamily.
-template <int kFamily, typename T>
+// The batches of the exposed times that an earlier pass marked for kPass.
+template <typename Curve, int kPass, typename T>
 cudaError_t LaunchBatches(const Params<T>& params, cudaStream_t stream) {
-  return cuda::LaunchLeftBatch<kBatchSize, kBatchPerThread, BatchOf<kFamily>>(
-      cuda::BothDtypes<Params, Element<kFamily>>::Of(params), stream);
+  return cuda::LaunchLeftBatch<kBatchSize, kBatchPerThread, BatchOf<Curve, kPass>>(
+      cuda::BothDtypes<Params, Element<Curve, kPass>>::Of(params), stream);
 }
 
-template <typename T>
-cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
+// The passes of a family whose rows run in passes (transit.h's
+// IsLightPasses, IsThreePasses).
+template <typename Curve, typename T>
+cudaError_t LaunchPasses(const Params<T>& params, bool light, cudaStream_t stream) {
   cudaError_t status = cudaSuccess;
-  switch (PlanOf(params.law, params.order, params.light)) {
-    case TransitPlan::kPolynomial:
-      return LaunchOver<kPolynomial>(params, stream);
-    case TransitPlan::kLaws:
-      return LaunchOver<kLaws>(params, stream);
-    case TransitPlan::kTabulated:
-      return LaunchOver<kTabulated>(params, stream);
-    case TransitPlan::kLowOrderLight:
-      status = LaunchOver<kLowOrderLight>(params, stream);
-      if (status != cudaSuccess || JAXEXT_EXPOSED_PER_THREAD) return status;
-      return LaunchBatches<kLowOrderLightExposed>(params, stream);
-    case TransitPlan::kLowOrderPasses:
-      break;
+  if (light) {
+    status = LaunchOver<Curve, kLight>(params, stream);
+    if (status != cudaSuccess || JAXEXT_EXPOSED_PER_THREAD) return status;
+    return LaunchBatches<Curve, kLightExposed>(params, stream);
   }
-  status = LaunchOver<kLowOrderWindow>(params, stream);
+  status = LaunchOver<Curve, kWindow>(params, stream);
   if (status == cudaSuccess) {
     status = cuda::LaunchLeftPass<kBlockSize, kLeftPerThread, kInstantMinBlocks>(
-        cuda::BothDtypes<Params, Element<kLowOrderInstant>>::Of(params), stream);
+        cuda::BothDtypes<Params, Element<Curve, kInstant>>::Of(params), stream);
   }
   if (status != cudaSuccess) return status;
   if constexpr (JAXEXT_EXPOSED_PER_THREAD) {
     return cuda::LaunchLeftPass<kBlockSize, kLeftPerThread>(
-        cuda::BothDtypes<Params, Element<kLowOrderExposed>>::Of(params), stream);
+        cuda::BothDtypes<Params, Element<Curve, kExposed>>::Of(params), stream);
   } else {
-    return LaunchBatches<kLowOrderExposed>(params, stream);
+    return LaunchBatches<Curve, kExposed>(params, stream);
   }
+}
+
+template <typename T>
+cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
+  const TransitPlan plan = PlanOf(params.law, params.order, params.light);
+  switch (plan) {
+    case TransitPlan::kPolynomial:
+      return LaunchOver<PolynomialCurve, kOver>(params, stream);
+    case TransitPlan::kTabulated:
+      return LaunchOver<TableCurve, kOver>(params, stream);
+    case TransitPlan::kLawsLight:
+    case TransitPlan::kLawsPasses:
+      return LaunchPasses<LawCurve>(params, IsLightPasses(plan), stream);
+    case TransitPlan::kLowOrderLight:
+    case TransitPlan::kLowOrderPasses:
+      break;
+  }
+  return LaunchPasses<LowOrderCurve>(params, IsLightPasses(plan), stream);
 }
 
 template cudaError_t Launch<float>(const Params<float>&, cudaStream_t);
