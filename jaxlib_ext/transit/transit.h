@@ -228,14 +228,11 @@ JAXEXT_HD constexpr bool IsLowOrder(TransitPlan plan) {
   return plan == TransitPlan::kLowOrderLight || plan == TransitPlan::kLowOrderPasses;
 }
 
-// Whether a plan's rows have the planet's light (their first pass computes
-// the times without an exposure and marks the others), or run in the three
-// passes of rows without it; false for the plans of one pass.
+// Whether a plan's rows have the planet's light, in the two passes of such
+// rows (the first computes the times without an exposure and marks the
+// others).
 JAXEXT_HD constexpr bool IsLightPasses(TransitPlan plan) {
   return plan == TransitPlan::kLowOrderLight || plan == TransitPlan::kLawsLight;
-}
-JAXEXT_HD constexpr bool IsThreePasses(TransitPlan plan) {
-  return plan == TransitPlan::kLowOrderPasses || plan == TransitPlan::kLawsPasses;
 }
 
 // Element i's planet, row i / group_size of `rows` (RowOffsetOfU(light)

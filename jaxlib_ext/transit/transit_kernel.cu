@@ -175,8 +175,8 @@ cudaError_t LaunchBatches(const Params<T>& params, cudaStream_t stream) {
       cuda::BothDtypes<Params, Element<Curve, kPass>>::Of(params), stream);
 }
 
-// The passes of a family whose rows run in passes (transit.h's
-// IsLightPasses, IsThreePasses).
+// The passes of a family whose rows run in passes: with the planet's light
+// (`light`, transit.h's IsLightPasses) two, without it three.
 template <typename Curve, typename T>
 cudaError_t LaunchPasses(const Params<T>& params, bool light, cudaStream_t stream) {
   cudaError_t status = cudaSuccess;
