@@ -56,6 +56,14 @@
 #define JAXEXT_UNROLL
 #endif
 
+// Unrolls the loop that follows n times (on the device; elsewhere fully).
+#define JAXEXT_PRAGMA_OF(text) _Pragma(#text)
+#if defined(__CUDACC__)
+#define JAXEXT_UNROLL_BY(n) JAXEXT_PRAGMA_OF(unroll n)
+#else
+#define JAXEXT_UNROLL_BY(n) JAXEXT_UNROLL
+#endif
+
 // Keeps the loop that follows rolled.
 #if defined(__clang__) || defined(__CUDACC__)
 #define JAXEXT_NO_UNROLL _Pragma("unroll 1")

@@ -171,15 +171,17 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddSumOf(const LawTerms& t, const double* z,
   }
 }
 
-// How a GPU runs a rule's loop over its nodes: unrolled, or rolled (node_at
-// then reads its tables with TableAt, from constant memory). The inside
-// rules run unrolled; the crossing and the contact rule, in every kernel,
-// rolled: unrolled, the 32 nodes of every law's terms (each node with the
+// How a GPU runs a rule's loop over its nodes: the inside rules' loop
+// JAXEXT_INSIDE_NODES_A_STEP nodes a step (power_sums.h: in full unless
+// the kernel's source says fewer; node_at reads its table with
+// InsideTableAt), or rolled (node_at reads its tables with TableAt, from
+// constant memory). The crossing and the contact
+// rule, in every kernel, run rolled: unrolled, the 32 nodes of every law's terms (each node with the
 // calls of its divisions' and square roots' slow paths) made the light
 // curve's crossing pass about ten times the code, with 204 B spilled across
 // those calls, and the transit model's kernel of these laws took 129 s of
 // ptxas instead of 48 s, with the same 128 registers (nvcc 13.5, sm_90).
-enum class NodeLoop : int { kUnrolled, kRolled };
+enum class NodeLoop : int { kInsideStep, kRolled };
 
 // A rule's N nodes (node_at(j), j < N) added to m as kSum says. On a CPU,
 // every node first into arrays, then loops over them that vectorise
@@ -189,7 +191,7 @@ enum class NodeLoop : int { kUnrolled, kRolled };
 // another straight into the sums (the same functions with N = 1): arrays
 // of N values per thread would live in local memory (the sums' order
 // differs from the CPU's by rounding), the loop as kLoop says.
-template <int N, EdgeSum kSum, NodeLoop kLoop = NodeLoop::kUnrolled, typename NodeAt>
+template <int N, EdgeSum kSum, NodeLoop kLoop = NodeLoop::kInsideStep, typename NodeAt>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddRuleNodes(const LawTerms& t, const NodeAt& node_at,
                                                  EdgeMoments* m) {
 #if JAXEXT_DEVICE_PATH
@@ -199,6 +201,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddRuleNodes(const LawTerms& t, const NodeAt
   };
   if constexpr (kLoop == NodeLoop::kRolled) {
     JAXEXT_NO_UNROLL
+    for (int j = 0; j < N; ++j) add(j);
+  } else if constexpr (JAXEXT_INSIDE_NODES_A_STEP < N) {
+    JAXEXT_UNROLL_BY(JAXEXT_INSIDE_NODES_A_STEP)
     for (int j = 0; j < N; ++j) add(j);
   } else {
     JAXEXT_UNROLL
@@ -242,11 +247,10 @@ JAXEXT_HD constexpr double InsideRuleMaxXOf() {
 template <int M>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void InsideLawMomentsInline(const LawTerms& t, double b, double r,
                                                           double a, EdgeMoments* m) {
-  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
   const double w = 2 * kPi / M;  // each node stands for two
   const double br = b * r;
   const auto node_at = [&](int j) JAXEXT_ALWAYS_INLINE {
-    const double cos_psi = kCos.v[j];
+    const double cos_psi = InsideTableAt<HalfPeriodMidCos<M>, M>(j);
     return EdgeNode{Sqrt(a + 2 * br * cos_psi), 0.0, w * (r * r - br * cos_psi), w * r,
                     -w * r * cos_psi};
   };

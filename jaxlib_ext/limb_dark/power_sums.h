@@ -275,6 +275,28 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddPowerNode(const PowerTerms& pt, double lo
 // as SumOfNodes adds its eight.
 constexpr int kPointLanes = JAXEXT_DEVICE_PATH ? 1 : 8;
 
+// How many of an inside rule's nodes a GPU thread's loop takes a step
+// (AddInsideNodes, law_flux.h's InsideLawMomentsInline): unrolled in full
+// by default (the node tables' entries then constants in the code); a
+// kernel source may define fewer (transit_kernel.cu).
+#ifndef JAXEXT_INSIDE_NODES_A_STEP
+#define JAXEXT_INSIDE_NODES_A_STEP 32
+#endif
+
+// Entry j of the table kMake of an inside rule of M nodes, in its loop:
+// where that loop is unrolled in full, a constant in the code (the CPU's;
+// on a GPU, where the source leaves JAXEXT_INSIDE_NODES_A_STEP at M or
+// more), else read with TableAt.
+template <auto kMake, int M>
+JAXEXT_HD double InsideTableAt(int j) {
+  if constexpr (!JAXEXT_DEVICE_PATH || JAXEXT_INSIDE_NODES_A_STEP >= M) {
+    constexpr Table<M> kTable = kMake();
+    return kTable.v[j];
+  } else {
+    return TableAt<kMake>(j);
+  }
+}
+
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumOfLanes(const double* v) {
   if (kPointLanes == 1) return v[0];
   return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
@@ -311,16 +333,28 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE PowerSumsOfPoint SumsOfPoint(const PowerConstants
 template <int M, bool kHalf>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddInsideNodes(const PowerTerms& pt, double b, double r,
                                                    double a, PowerSums<kPointLanes>* s) {
-  constexpr Table<M> kCos = HalfPeriodMidCos<M>();
-  constexpr Table<M> kOneMinusCos = HalfPeriodMidOneMinusCos<M>();
   static_assert(M % kPointLanes == 0, "whole lanes");
   const double two_br = 2 * b * r, d2 = (b - r) * (b - r);
-  JAXEXT_UNROLL
-  for (int j0 = 0; j0 < M; j0 += kPointLanes) {
-    for (int i = 0; i < kPointLanes; ++i) {
-      const double cos_psi = kCos.v[j0 + i];
-      const InsideNode node = InsideNodeAt(a, two_br, d2, r, cos_psi, kOneMinusCos.v[j0 + i]);
-      AddPowerNode<kHalf, true>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, i, s);
+  if constexpr (JAXEXT_DEVICE_PATH && JAXEXT_INSIDE_NODES_A_STEP < M) {
+    // One node after another, JAXEXT_INSIDE_NODES_A_STEP a step.
+    JAXEXT_UNROLL_BY(JAXEXT_INSIDE_NODES_A_STEP)
+    for (int j = 0; j < M; ++j) {
+      const double cos_psi = TableAt<HalfPeriodMidCos<M>>(j);
+      const InsideNode node =
+          InsideNodeAt(a, two_br, d2, r, cos_psi, TableAt<HalfPeriodMidOneMinusCos<M>>(j));
+      AddPowerNode<kHalf, true>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, 0, s);
+    }
+  } else {
+    constexpr Table<M> kCos = HalfPeriodMidCos<M>();
+    constexpr Table<M> kOneMinusCos = HalfPeriodMidOneMinusCos<M>();
+    JAXEXT_UNROLL
+    for (int j0 = 0; j0 < M; j0 += kPointLanes) {
+      for (int i = 0; i < kPointLanes; ++i) {
+        const double cos_psi = kCos.v[j0 + i];
+        const InsideNode node =
+            InsideNodeAt(a, two_br, d2, r, cos_psi, kOneMinusCos.v[j0 + i]);
+        AddPowerNode<kHalf, true>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, i, s);
+      }
     }
   }
 }

@@ -1,6 +1,17 @@
 // Names this source's constant tables (host_device.h's TableAt).
 #define JAXEXT_KERNEL_SOURCE transit_kernel
 
+// The laws of laws.h's inside rules (power_sums.h's InsidePowerPoint,
+// law_flux.h's InsideLawMoments; calls of their own, shared by this
+// source's kernels) loop over their nodes four at a time: the same
+// registers, stack and spills as unrolled in full (32), in half ptxas's
+// time for this source (112 s against 219 s; nvcc 13.5, sm_90). 32 builds
+// them unrolled, as the light curve's kernels run them
+// (tools/gpu/kernel_variants.sh's transit_inside_unrolled).
+#ifndef JAXEXT_INSIDE_NODES_A_STEP
+#define JAXEXT_INSIDE_NODES_A_STEP 4
+#endif
+
 #include "jaxlib_ext/transit/transit_kernel.h"
 
 #include <type_traits>

@@ -29,6 +29,7 @@ VARIANTS=(
   "polynomial_passes:-DJAXEXT_POLYNOMIAL_PASSES=1"
   "transit_batches:"
   "transit_per_thread:-DJAXEXT_EXPOSED_PER_THREAD=1"
+  "transit_inside_unrolled:-DJAXEXT_INSIDE_NODES_A_STEP=32"
 )
 
 build_one() {  # dir name defines

@@ -1,16 +1,18 @@
 // The transit model's kernels built as one variant of their compile-time
-// switch (transit_kernel.cu's JAXEXT_EXPOSED_PER_THREAD: the quadratic
-// law's exposed times in batches, or a thread per time), timed on the GPU
-// without jax, beside tools/gpu/kernel_variants.cu's light-curve variants
+// switches (transit_kernel.cu's JAXEXT_EXPOSED_PER_THREAD: the exposed
+// times in batches, or a thread per time; JAXEXT_INSIDE_NODES_A_STEP: the
+// inside rules' nodes four a step, or 32), timed on the GPU without jax,
+// beside tools/gpu/kernel_variants.cu's light-curve variants
 // (tools/gpu/kernel_variants.sh builds and runs them all).
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I. [-DJAXEXT_EXPOSED_PER_THREAD=1] \
-//       tools/gpu/transit_variants.cu -o transit_variants
+//       [-DJAXEXT_INSIDE_NODES_A_STEP=32] tools/gpu/transit_variants.cu -o transit_variants
 //   ./transit_variants NAME [N]
 //
 // Per case (the quadratic law with Kepler's long-cadence exposures, the
 // value and the value with every derivative, without and with the
-// planet's light; one without an exposure),
+// planet's light; one without an exposure; power-2 with the exposures and,
+// with every derivative, without),
 // float64 and float32, N times (default 1e7) of a hot Jupiter, 40% of them
 // within its transits' windows: the median time of 20 launches after 3
 // (CUDA events, ns per time); the times left poisoned or marked; a hash of
@@ -38,25 +40,32 @@ namespace {
 namespace transit = jaxext::transit;
 namespace kernel = jaxext::transit::kernel;
 
+using jaxext::limb_dark::Law;
+
 struct Case {
   const char* name;
   bool gradient;
   double exposure;  // days
   bool light;       // with the planet's light
+  Law law;          // the quadratic law or power-2, two coefficients each
 };
 
 const Case kCases[] = {
-    {"lc_exposed", false, 0.02043, false},
-    {"lc_exposed+grad", true, 0.02043, false},
-    {"lc_instant", false, 0.0, false},
-    {"light_exposed", false, 0.02043, true},
-    {"light_exposed+grad", true, 0.02043, true},
+    {"lc_exposed", false, 0.02043, false, Law::kPolynomial},
+    {"lc_exposed+grad", true, 0.02043, false, Law::kPolynomial},
+    {"lc_instant", false, 0.0, false, Law::kPolynomial},
+    {"light_exposed", false, 0.02043, true, Law::kPolynomial},
+    {"light_exposed+grad", true, 0.02043, true, Law::kPolynomial},
+    {"power2_exposed", false, 0.02043, false, Law::kPower2},
+    {"power2_instant+grad", true, 0.0, false, Law::kPower2},
 };
 
 // period, t0, a, b, r, e, omega; the planet's light (day and night flux,
-// phase offset, beaming, ellipsoidal); the quadratic law's u1, u2.
+// phase offset, beaming, ellipsoidal); the law's two coefficients: the
+// quadratic law's u1, u2 or power-2's c, alpha.
 const double kRow[14] = {3.0, 0.2, 8.8, 0.3, 0.1, 0.1, 0.5,
                          1e-3, 2e-4, 0.3, 1e-5, 2e-5, 0.4, 0.26};
+const double kPower2[2] = {0.7, 0.6};
 constexpr int kOrder = 2;
 
 // Times of 2,000 orbits: 40% within 0.12 d of a conjunction (the transit
@@ -85,6 +94,10 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
   for (int j = 0; j < 14; ++j) {
     if (c.light || j < transit::kParamCount || j >= 12) row[n_row++] = static_cast<T>(kRow[j]);
   }
+  if (c.law == Law::kPower2) {
+    row[n_row - 2] = static_cast<T>(kPower2[0]);
+    row[n_row - 1] = static_cast<T>(kPower2[1]);
+  }
   std::vector<T> exposure(n, static_cast<T>(c.exposure));
 
   T *d_row, *d_t, *d_exposure, *d_out;
@@ -105,7 +118,7 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
     for (int j = 0; j < n_d; ++j) p.out.d[j] = d_out + (1 + j) * n;
     for (int j = 0; j < kOrder; ++j) p.out.du[j] = d_out + (1 + n_d + j) * n;
   }
-  p.law = jaxext::limb_dark::Law::kPolynomial;
+  p.law = c.law;
   p.order = kOrder;
   p.group_size = n;
   p.n = n;
@@ -129,9 +142,15 @@ int RunCase(const char* variant, const Case& c, const std::vector<T>& t) {
       for (int j = 0; j < n_d; ++j) o.d[j] = &column[1 + j];
       for (int j = 0; j < kOrder; ++j) o.du[j] = &column[1 + n_d + j];
     }
-    transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kEither,
-                               transit::SpanCode::kEither, false>(
-        row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, c.light, 0, 0, o);
+    if (c.law == Law::kPolynomial) {
+      transit::TransitRowElement<transit::LowOrderCurve, transit::LightCode::kEither,
+                                 transit::SpanCode::kEither, false>(
+          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, c.light, 0, 0, o);
+    } else {
+      transit::TransitRowElement<transit::LawCurve, transit::LightCode::kEither,
+                                 transit::SpanCode::kEither, false>(
+          row, &t[i], &exposure[i], kOrder, n, p.geometry, p.law, c.light, 0, 0, o);
+    }
     for (int k = 0; k < n_out; ++k) {
       const double got = r.values[k * n + i], want = column[k];
       const double d = std::fabs(got - want) / std::max(1.0, std::fabs(want));
