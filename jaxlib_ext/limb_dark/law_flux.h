@@ -175,9 +175,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddSumOf(const LawTerms& t, const double* z,
 // JAXEXT_INSIDE_NODES_A_STEP nodes a step (power_sums.h: in full unless
 // the kernel's source says fewer; node_at reads its table with
 // InsideTableAt), or rolled (node_at reads its tables with TableAt, from
-// constant memory). The crossing and the contact
-// rule, in every kernel, run rolled: unrolled, the 32 nodes of every law's terms (each node with the
-// calls of its divisions' and square roots' slow paths) made the light
+// constant memory). The crossing and the contact rule, in every kernel,
+// run rolled: unrolled, the 32 nodes of every law's terms (each node with
+// the calls of its divisions' and square roots' slow paths) made the light
 // curve's crossing pass about ten times the code, with 204 B spilled across
 // those calls, and the transit model's kernel of these laws took 129 s of
 // ptxas instead of 48 s, with the same 128 registers (nvcc 13.5, sm_90).
