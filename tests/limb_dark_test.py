@@ -483,6 +483,8 @@ def _intensity(law, u, mu):
 
 
 NON_POLYNOMIAL = ("power2", "nonlinear", "square_root", "logarithmic", "exponential")
+# Those whose every term is a power of mu (the CPU's blocks, law_blocks.h).
+POWER_LAWS = ("power2", "nonlinear", "square_root")
 # F - 1 against the quadrature of the law itself (issue bound 1e-13; seen
 # 5e-15); float32: relative to the transit's depth at that radius.
 LAW_BOUND = 1e-13
@@ -538,7 +540,10 @@ class LawsTest(parameterized.TestCase):
   def test_gradients(self, law):
     # dF/db, dF/dr and dF/du (power2's alpha included) from one call, against
     # central differences of the quadrature, on every rule's ground: inside
-    # (b = 0, b = r, generic), crossing, and next to both contacts.
+    # (b = 0, b = r), crossing, and next to both contacts; next to the inner
+    # contact also, for the power laws, where the CPU's blocks take their
+    # rules of 64 nodes and the one-point path the contact rule (x = 0.99
+    # inside, k^2 = 0.995 crossing: law_blocks.h), F there too.
     # 1e-10 relative, or 1e-14 absolute where a derivative is small by
     # cancellation (dF/dc_k = (B_k + 2 pi Psi_k(0) (F - 1)) / norm: terms of
     # the flux's size, each with its rounding). float32: the same
@@ -550,15 +555,20 @@ class LawsTest(parameterized.TestCase):
     if law == "power2":
       laws = np.vstack([laws, [(0.7, 0.1)]])
     r = 0.1
-    points = [(0.0, r), (r, r), (0.45, r), (1.0, r), (1 - r - 1e-9, r), (1 - r + 1e-7, r),
+    next_to_contact = [(0.8991, r), (0.9009, r)] if law in POWER_LAWS else []
+    points = [(0.0, r), (r, r), (1.0, r), (1 - r - 1e-9, r), (1 - r + 1e-7, r), *next_to_contact,
               (1 + r - 1e-9, r), (0.3, 1.2), (float(rng.uniform(0, 1)), float(rng.uniform(0.01, 0.5)))]
     grad = jax.jit(jax.value_and_grad(lambda u, b, r: limb_dark.light_curve(u, b, r, law=law),
                                       argnums=(0, 1, 2)))
     for u in laws:
       u = jnp.asarray(u, FLOAT)
-      for b, r in points:
-        b, r = FLOAT(b), FLOAT(r)
-        _, grads = grad(u, b, r)
+      for point in points:
+        b, r = FLOAT(point[0]), FLOAT(point[1])
+        value, grads = grad(u, b, r)
+        if point in next_to_contact:
+          _assert_within_law_bound(
+              self, [float(value)], [float(b)], [float(r)],
+              lambda bi, ri: ref.law_flux_minus_one(law, [float(x) for x in u], bi, ri), law)
         got = [float(grads[1]), float(grads[2])] + [float(x) for x in grads[0]]
         for wrt, g in zip(["b", "r"] + list(range(len(u))), got):
           want = float(ref.law_derivative(law, [float(x) for x in u], float(b), float(r), wrt))

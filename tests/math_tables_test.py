@@ -57,9 +57,11 @@ class NodesTest(absltest.TestCase):
         "HalfPeriodCos<17>", "HalfPeriodCos<33>",
         *[f"HalfPeriodMidCos<{m}>" for m in counts],
         *[f"HalfPeriodMidOneMinusCos<{m}>" for m in counts],
-        "InsideRuleNodeCount", "InsideRuleMaxX", "GaussHalfPiCos", "GaussHalfPiSin2",
-        "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight", "GradedHalfPiCos",
-        "GradedHalfPiSin2", "GradedHalfPiWeight", "GradedHalfPiLogCos2",
+        "InsideRuleNodeCount", "InsideRuleMaxX", "HalfPeriodMidHalfTan2", "GaussHalfPiCos",
+        "GaussHalfPiSin2",
+        "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight",
+        *[f"GradedHalfPi{t}<{n}>" for t in ("Cos", "Sin2", "Weight", "LogCos2")
+          for n in (32, 64)],
         "ExponentialTermTails", "AtanCoefficients",
         "ExposureRuleCount", "ExposureRuleNode", "ExposureRuleWeight"]))
 
@@ -80,15 +82,25 @@ class NodesTest(absltest.TestCase):
     # cos(theta)^p for fractional p >= 1 (every integrand of the crossing
     # rule carries a factor cos(theta) from dpsi; cos^2 + sin^2 = 1 at every
     # node).
+    # Both counts; the rule of 64 nodes also integrates what the crossing
+    # rule's weights carry next to the contact, 1 / (1 - k^2 sin^2)^(1/2)
+    # with its singularities near pi / 2, to 4e-16 for k^2 up to 0.99.
     mp.mp.dps = 30
-    cos, sin2 = self.tables["GradedHalfPiCos"], self.tables["GradedHalfPiSin2"]
-    weights = self.tables["GradedHalfPiWeight"]
-    for c, s2 in zip(cos, sin2):
-      self.assertAlmostEqual(c * c + s2, 1.0, delta=4e-16)
-    for p in (0.0, 1.0, 1.05, 1.37, 2.5, 4.0):
-      want = mp.sqrt(mp.pi) * mp.gamma((p + 1) / 2) / (2 * mp.gamma(p / 2 + 1))
-      got = mp.fsum(mp.mpf(w) * mp.mpf(c) ** p for c, w in zip(cos, weights))
-      self.assertLess(abs(got - want), 2e-15, p)
+    for n in (32, 64):
+      cos, sin2 = self.tables[f"GradedHalfPiCos<{n}>"], self.tables[f"GradedHalfPiSin2<{n}>"]
+      weights = self.tables[f"GradedHalfPiWeight<{n}>"]
+      for c, s2 in zip(cos, sin2):
+        self.assertAlmostEqual(c * c + s2, 1.0, delta=4e-16)
+      for p in (0.0, 1.0, 1.05, 1.37, 2.5, 4.0):
+        want = mp.sqrt(mp.pi) * mp.gamma((p + 1) / 2) / (2 * mp.gamma(p / 2 + 1))
+        got = mp.fsum(mp.mpf(w) * mp.mpf(c) ** p for c, w in zip(cos, weights))
+        self.assertLess(abs(got - want), 2e-15, (n, p))
+    cos, sin2 = self.tables["GradedHalfPiCos<64>"], self.tables["GradedHalfPiSin2<64>"]
+    weights = self.tables["GradedHalfPiWeight<64>"]
+    for k2 in (0.9, 0.97, 0.99):
+      # The complete elliptic integral K(k^2) = integral of (1 - k^2 sin^2)^(-1/2).
+      got = mp.fsum(mp.mpf(w) / mp.sqrt(1 - k2 * mp.mpf(s2)) for s2, w in zip(sin2, weights))
+      self.assertLess(abs(got / mp.ellipk(k2) - 1), 4e-16, k2)
 
   def test_cosines(self):
     for name, steps in (("HalfPeriodCos<17>", 16), ("HalfPeriodCos<33>", 32)):
@@ -103,6 +115,15 @@ class NodesTest(absltest.TestCase):
         self.assertEqual(d, float(1 - exact), (m, j))
         # The cosines of psi and pi - psi opposite to the bit: they sum to 0.
         self.assertEqual(c, -cos[m - 1 - j], (m, j))
+
+  def test_half_tangents(self):
+    # tan^2(phi / 2) = (1 - cos phi) / (1 + cos phi) at the midpoint rule's
+    # 64 nodes, each the double nearest the exact value.
+    tan2 = self.tables["HalfPeriodMidHalfTan2"]
+    for j, (t2, c) in enumerate(zip(tan2, self.tables["HalfPeriodMidCos<64>"])):
+      exact = mp.tan(mp.pi * (j + mp.mpf(1) / 2) / 128) ** 2
+      self.assertEqual(t2, float(exact), j)
+      self.assertAlmostEqual(t2, (1 - c) / (1 + c), delta=2e-12 * t2)
 
   def test_inside_rule_limits(self):
     # The midpoint rule of 2 M steps on the period of 1 / (1 + x cos psi),
@@ -125,8 +146,10 @@ class NodesTest(absltest.TestCase):
       self.assertGreater(error, 1e-18, m)
 
   def test_graded_log_cosines(self):
-    for c, log_c2 in zip(self.tables["GradedHalfPiCos"], self.tables["GradedHalfPiLogCos2"]):
-      self.assertLess(abs(log_c2 - 2 * mp.log(c)), 4e-16 * max(1.0, abs(log_c2)))
+    for n in (32, 64):
+      for c, log_c2 in zip(self.tables[f"GradedHalfPiCos<{n}>"],
+                           self.tables[f"GradedHalfPiLogCos2<{n}>"]):
+        self.assertLess(abs(log_c2 - 2 * mp.log(c)), 4e-16 * max(1.0, abs(log_c2)), n)
 
   def test_gauss_legendre_is_exact_to_degree_63(self):
     # 32 points integrate every polynomial of degree <= 63 exactly; with the

@@ -14,8 +14,10 @@ written as decimal literals that a C++ compiler rounds to the nearest double:
   of EXPOSURE_RULE_COUNTS points, made the same way;
 - the power laws' inside rule (law_blocks.h, law_flux.h): the midpoint
   rule's cos(pi (j + 1/2) / M) and 1 - cos for each of INSIDE_RULE_NODES,
-  and the largest x each count serves; the graded crossing rule's
-  log cos^2;
+  and the largest x each count serves, and tan^2 of the half angle at the
+  nodes of MAPPED_INSIDE_RULE_NODES; the crossing rule's Gauss-Legendre
+  rules of GRADED_RULE_NODES points graded towards pi / 2 (cos, sin^2,
+  weights, log cos^2);
 - the exponential law's series (laws.h);
 - the coefficients of Atan2NonNegative's polynomial (elementary.h):
   atan(v) = v + v^3 P(z), z = v^2 in [0, tan(pi / 8)^2], P of degree 10,
@@ -45,6 +47,11 @@ EXPOSURE_RULE_COUNTS = (3, 4, 5, 6, 8, 10, 12, 16)
 # and the error the largest x = 2 b r / a each serves must stay under.
 INSIDE_RULE_NODES = (4, 6, 8, 12, 16, 24, 32, 64)
 INSIDE_RULE_ERROR = 1e-17
+# The node count of the inside rule mapped towards the inner contact (law_blocks.h).
+MAPPED_INSIDE_RULE_NODES = 64
+# The graded crossing rule's node counts: 32 (every path), 64 (the CPU's blocks,
+# law_blocks.h, next to the contact).
+GRADED_RULE_NODES = (32, 64)
 ATAN_DEGREE = 10
 # Coefficients of the exponential law's polynomial (laws.h, kExponentialTails).
 EXPONENTIAL_TAILS = 26
@@ -117,6 +124,33 @@ def _table(comment, name, values, specialization=False, kind="Table", literal=_l
           f"  return {{{{\n{body},\n  }}}};\n}}\n")
 
 
+def graded_tables():
+  """The crossing rule's Gauss-Legendre rules on [0, pi / 2] graded towards pi / 2, of
+  GRADED_RULE_NODES points: each table a template with a specialisation per count."""
+  rules = {n: gauss_legendre(n) for n in GRADED_RULE_NODES}
+  units = {n: [(1 + xj) / 2 for xj in rules[n][0]] for n in GRADED_RULE_NODES}
+
+  def family(comment, name, values):
+    return (f"// {comment}\ntemplate <int N>\nJAXEXT_HD constexpr Table<N> {name}();\n",
+            *[_table(f"N = {n}.", f"{name}<{n}>", values(n), specialization=True)
+              for n in GRADED_RULE_NODES])
+
+  return [
+      *family("Gauss-Legendre of N points on [0, pi / 2] graded towards pi / 2: nodes\n"
+              "// theta_j = pi / 2 (1 - (1 - s_j)^3), s_j Gauss-Legendre on [0, 1], ascending:\n"
+              "// cos(theta_j). N one of the crossing rule's node counts (law_blocks.h).",
+              "GradedHalfPiCos", lambda n: [mp.sin(mp.pi / 2 * (1 - s) ** 3) for s in units[n]]),
+      *family("The same nodes: sin(theta_j)^2.", "GradedHalfPiSin2",
+              lambda n: [mp.cos(mp.pi / 2 * (1 - s) ** 3) ** 2 for s in units[n]]),
+      *family("The same rules' weights, dtheta / ds = 3 pi / 2 (1 - s)^2 included.",
+              "GradedHalfPiWeight",
+              lambda n: [wj / 2 * 3 * mp.pi / 2 * (1 - s) ** 2
+                         for s, wj in zip(units[n], rules[n][1])]),
+      *family("The same nodes: log cos(theta_j)^2.", "GradedHalfPiLogCos2",
+              lambda n: [2 * mp.log(mp.sin(mp.pi / 2 * (1 - s) ** 3)) for s in units[n]]),
+  ]
+
+
 def render():
   """The text of nodes.h."""
   mp.mp.dps = DIGITS
@@ -155,20 +189,16 @@ def render():
              "InsideRuleMaxX",
              [1 / mp.cosh(mp.log(1 / mp.mpf(INSIDE_RULE_ERROR)) / (2 * m))
               for m in INSIDE_RULE_NODES]),
+      _table(f"tan^2(phi_j / 2) at the midpoint rule's nodes phi_j = pi (j + 1/2) / M in [0, pi],\n"
+             f"// M = {MAPPED_INSIDE_RULE_NODES}: the mapped inside rule's (law_blocks.h).",
+             "HalfPeriodMidHalfTan2",
+             [mp.tan(mp.pi * (j + mp.mpf(1) / 2) / (2 * MAPPED_INSIDE_RULE_NODES)) ** 2
+              for j in range(MAPPED_INSIDE_RULE_NODES)]),
       _table("32-point Gauss-Legendre on [0, pi / 2], nodes theta_j ascending: cos(theta_j).",
              "GaussHalfPiCos", [mp.cos(t) for t in theta]),
       _table("The same nodes: sin(theta_j)^2.", "GaussHalfPiSin2", [mp.sin(t) ** 2 for t in theta]),
       _table("The same rule's weights.", "GaussHalfPiWeight", [quarter_pi * wj for wj in w]),
-      _table("The same rule graded towards pi / 2: nodes theta_j = pi / 2 (1 - (1 - s_j)^3),\n"
-             "// s_j 32-point Gauss-Legendre on [0, 1], ascending: cos(theta_j).",
-             "GradedHalfPiCos", [mp.sin(mp.pi / 2 * (1 - s) ** 3) for s in unit]),
-      _table("The same nodes: sin(theta_j)^2.", "GradedHalfPiSin2",
-             [mp.cos(mp.pi / 2 * (1 - s) ** 3) ** 2 for s in unit]),
-      _table("The same rule's weights, dtheta / ds = 3 pi / 2 (1 - s)^2 included.",
-             "GradedHalfPiWeight",
-             [wj / 2 * 3 * mp.pi / 2 * (1 - s) ** 2 for s, wj in zip(unit, w)]),
-      _table("The same nodes: log cos(theta_j)^2.", "GradedHalfPiLogCos2",
-             [2 * mp.log(mp.sin(mp.pi / 2 * (1 - s) ** 3)) for s in unit]),
+      *graded_tables(),
       _table("32-point Gauss-Legendre on [0, 1]: nodes, ascending.", "GaussUnitNode",
              [(1 + xj) / 2 for xj in x]),
       _table("The same rule's weights.", "GaussUnitWeight", [wj / 2 for wj in w]),

@@ -1,16 +1,17 @@
 // The edge sums of a power law (power_sums.h: power2, Claret's four
 // coefficients, square root) at many points at once, on the CPU: one point
 // per vector lane, each step a loop over the lanes that the compiler
-// vectorises, for the two rules most points take: inside the disk (the
-// midpoint rule of 4 to 64 nodes, kInsideNodes) and crossing the limb (the
-// graded rule of 32 nodes). law_flux.h evaluates one point at a time, its
-// nodes across the lanes: a chain of 8 to 32 nodes, too short to keep the
-// vector units busy; here the lanes are independent points. Both take
-// their nodes, powers, sums and flux from power_sums.h; a point's nodes are
-// summed in another order (here one node after another). PowerLawBlocks,
-// at the end, sorts any points into those rules' blocks: the CPU light
-// curve's loop, and the transit model's times in transit
-// (transit_cpu_loops.cc).
+// vectorises, for the rules of all but a few points next to the inner
+// contact: inside the disk (the midpoint rule of 4 to 64 nodes,
+// kInsideNodes; next to the contact, 64 nodes mapped towards it) and
+// crossing the limb (the graded rule of 32 nodes, of 64 next to the
+// contact). law_flux.h evaluates one point at a time, its nodes across the
+// lanes: a chain of 8 to 32 nodes, too short to keep the vector units
+// busy; here the lanes are independent points. Both take their nodes,
+// powers, sums and flux from power_sums.h; a point's nodes are summed in
+// another order (here one node after another). PowerLawBlocks, at the end,
+// sorts any points into those rules' blocks: the CPU light curve's loop,
+// and the transit model's times in transit (transit_cpu_loops.cc).
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_BLOCKS_H_
 
@@ -53,12 +54,15 @@ struct PowerLanes {
   double a[kLawBlock], two_br[kLawBlock];
   double c2[kLawBlock], log_c2[kLawBlock], k2[kLawBlock], k[kLawBlock], r_rmb[kLawBlock];
   double d2[kLawBlock];
+  // The mapped inside rule: Z^2 = 1 - (b + r)^2, 4 b r, its map's eps.
+  double z2_min[kLawBlock], four_br[kLawBlock], eps[kLawBlock];
 };
 
 // The inside rule's kInsideRules node counts (math/nodes.h,
 // InsideRuleNodeCount; law_flux.h), and the largest x = 2 b r / a each
-// takes (InsideRuleMaxX: its error below 1e-17). Past the last, the contact
-// rule (one point at a time).
+// takes (InsideRuleMaxX: its error below 1e-17). Past the last, the mapped
+// inside rule (MappedInsidePowerSums), then the contact rule (one point at a
+// time).
 constexpr IntTable<kInsideRules> kInsideNodes = InsideRuleNodeCount();
 
 // Which of kInsideNodes a point inside the disk takes, the fewest with
@@ -111,15 +115,56 @@ void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSum
   }
 }
 
-// Crossing the limb: CrossingLawMoments' nodes (CrossingNodeAt) for lanes
-// [0, n) (n a multiple of kLawLanes).
+// Inside the disk next to the inner contact (x up to kMappedInsideRuleMaxX):
+// the midpoint rule of 2 M steps (M = 64) in phi, psi = pi + theta with
+// tan(theta / 2) = eps tan(phi / 2), eps = (Z^2 / c^2)^(1/4) (Z^2 = 1 - (b +
+// r)^2, c^2 = 1 - (b - r)^2), for lanes [0, n) (n a multiple of kLawLanes).
+// The integrand's branch points (z = 0) at theta = +-i acosh(1 / x), next
+// to the real axis as x nears 1, move to phi = +-2i atanh(eps), as far as
+// the map's own poles: the rule errs as the plain one would with the strip
+// 2 atanh(eps), about sqrt(2 acosh(1 / x)) wide instead of acosh(1 / x).
+// With t^2 = tan^2(phi / 2) from a table and one division a node, 1 / (1 +
+// eps^2 t^2) = cos^2(theta / 2): sin^2(theta / 2), dtheta / dphi = eps (1 +
+// t^2) / (1 + eps^2 t^2), z^2 = Z^2 + 4 b r sin^2(theta / 2) and rho^2 = (b
+// - r)^2 + 4 b r cos^2(theta / 2) without cancellation, cos psi = 2
+// sin^2(theta / 2) - 1. The weights (r^2 - b r cos psi, r, -r cos psi) times
+// dtheta / dphi and 2 pi / M (the scale), whose sums (the area 2 pi r^2,
+// sum w_r M, sum w_b 0) are the plain rule's.
+constexpr int kMappedInsideNodes = 64;
+
 template <bool kHalf, bool kDerivatives>
+void MappedInsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSums* s) {
+  constexpr Table<kMappedInsideNodes> kTan2 = HalfPeriodMidHalfTan2();
+  for (int start = 0; start < n; start += kLawLanes) {
+    PowerSums<kLawLanes> acc;
+    ClearPowerSums(kLawLanes, &acc);
+    for (int j = 0; j < kMappedInsideNodes; ++j) {
+      const double t2 = kTan2.v[j];
+      for (int i = 0; i < kLawLanes; ++i) {
+        const int l = start + i;
+        const double eps = in.eps[l], e2t2 = eps * eps * t2, cos2 = 1 / (1 + e2t2);
+        const double sin2 = e2t2 * cos2, w = eps * (1 + t2) * cos2;
+        const double cos_psi = 2 * sin2 - 1;
+        const PowerNode node = PowerNodeOf(in.z2_min[l] + in.four_br[l] * sin2,
+                                           in.d2[l] + in.four_br[l] * cos2);
+        const double r = in.r[l];
+        AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g,
+                                          w * (r * r - 0.25 * in.four_br[l] * cos_psi), w,
+                                          w * cos_psi, i, &acc);
+      }
+    }
+    StoreLaneSums(acc, start, s);
+  }
+}
+
+// Crossing the limb: CrossingLawMoments' nodes (CrossingNodeAt) of the
+// graded rule of kNodes nodes for lanes [0, n) (n a multiple of kLawLanes).
+template <int kNodes, bool kHalf, bool kDerivatives>
 void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSums* s) {
-  constexpr int kNodes = 32;
-  constexpr Table<kNodes> kCos = GradedHalfPiCos();
-  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
-  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
-  constexpr Table<kNodes> kLogCos2 = GradedHalfPiLogCos2();
+  constexpr Table<kNodes> kCos = GradedHalfPiCos<kNodes>();
+  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2<kNodes>();
+  constexpr Table<kNodes> kWeight = GradedHalfPiWeight<kNodes>();
+  constexpr Table<kNodes> kLogCos2 = GradedHalfPiLogCos2<kNodes>();
   for (int start = 0; start < n; start += kLawLanes) {
     PowerSums<kLawLanes> acc;
     ClearPowerSums(kLawLanes, &acc);
@@ -200,8 +245,33 @@ void InsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums* 
   }
 }
 
-// Lanes [0, n) through the crossing rule (weights in full: scale 1).
+// Lanes [0, n) through the mapped inside rule (Z^2 and c^2 = 1 - (b - r)^2
+// in z2_min and c2).
 template <bool kDerivatives>
+void MappedInsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums* s) {
+  for (int i = 0; i < n; ++i) {
+    const double b = lanes.b[i], r = lanes.r[i];
+    lanes.four_br[i] = 4 * b * r;
+    lanes.d2[i] = (b - r) * (b - r);
+    lanes.eps[i] = Sqrt(Sqrt(lanes.z2_min[i] / lanes.c2[i]));
+  }
+  if (pt.half) {
+    MappedInsidePowerSums<true, kDerivatives>(pt, lanes, n, s);
+  } else {
+    MappedInsidePowerSums<false, kDerivatives>(pt, lanes, n, s);
+  }
+  s->scale = 2 * kPi / kMappedInsideNodes;
+  for (int i = 0; i < n; ++i) {
+    const double r = lanes.r[i];
+    s->area[i] = 2 * kPi * r * r;
+    s->w_r[i] = kMappedInsideNodes;
+    s->w_b[i] = 0;
+  }
+}
+
+// Lanes [0, n) through the crossing rule of kNodes nodes (weights in full:
+// scale 1).
+template <int kNodes, bool kDerivatives>
 void CrossingPowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums* s) {
   for (int i = 0; i < n; ++i) {
     const double b = lanes.b[i], r = lanes.r[i];
@@ -211,19 +281,20 @@ void CrossingPowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums
     lanes.d2[i] = (b - r) * (b - r);
   }
   if (pt.half) {
-    CrossingPowerSums<true, kDerivatives>(pt, lanes, n, s);
+    CrossingPowerSums<kNodes, true, kDerivatives>(pt, lanes, n, s);
   } else {
-    CrossingPowerSums<false, kDerivatives>(pt, lanes, n, s);
+    CrossingPowerSums<kNodes, false, kDerivatives>(pt, lanes, n, s);
   }
   s->scale = 1;
 }
 
 // A block's points by their place in it: rule, |b|, b's sign, r, and for
-// the crossing rule 2 kappa1, 1 - (b - r)^2, k^2 (MakeGeometry's).
+// the crossing and mapped inside rules 2 kappa1, 1 - (b - r)^2, k^2 and 1 -
+// (b + r)^2 (MakeGeometry's).
 struct BlockPoints {
   int rule[kLawBlock];
   double b[kLawBlock], sign_b[kLawBlock], r[kLawBlock];
-  double limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
+  double limb[kLawBlock], c2[kLawBlock], k2[kLawBlock], z2_min[kLawBlock];
 };
 
 // The points past the inside rules, gathered: their place, b, r, and
@@ -231,6 +302,7 @@ struct BlockPoints {
 struct EdgePoints {
   int at[kLawBlock], rule[kLawBlock];
   double b[kLawBlock], r[kLawBlock], limb[kLawBlock], c2[kLawBlock], k2[kLawBlock];
+  double z2_min[kLawBlock];
 };
 
 // PowerLawBlocks' working arrays, about 360 kB: its callers keep one on the
@@ -259,20 +331,42 @@ void StoreLawPoint(const LawFlux& f, int order, size_t i, T* flux, T* d_db, T* d
 }
 
 // The rules a block's points are sorted into: the inside rule of each node
-// count of kInsideNodes, then the crossing rule.
+// count of kInsideNodes, then the crossing rule of 32 nodes and of 64
+// (kWideCrossingRule, for k^2 from kCrossingRuleMaxK2 up to
+// kWideCrossingRuleMaxK2) and the mapped inside rule, the last two where
+// the per-point path takes the contact rule.
 constexpr int kCrossingRule = kInsideRules;
-constexpr int kPowerRules = kInsideRules + 1;
+constexpr int kWideCrossingRule = kInsideRules + 1;
+constexpr int kMappedInsideRule = kInsideRules + 2;
+constexpr int kPowerRules = kInsideRules + 3;
+
+// The mapped inside rule serves x = 2 b r / a past the last of kInsideNodes'
+// reach up to this (beyond, the contact rule): against mpmath's quadrature
+// at x from 0.96 to 0.9979, r from 0.01 to 0.6, power-2 (alpha 0.6 and
+// 0.05) and nonlinear, F within 1.1e-16 and dF/db, dF/dr within 1e-15
+// relative, where the contact rule errs by up to 1.6e-15 and 2.6e-12
+// (docs/limb_darkening_laws.md); at x = 0.999 the rule errs by 6e-16 of F.
+constexpr double kMappedInsideRuleMaxX = 0.998;
+
+// The graded rule of 64 nodes serves k^2 up to this: against mpmath's
+// quadrature at k^2 from 0.96 to 0.9979 and r from 0.001 to 0.9, F within
+// 6e-16 and dF/db within 1.1e-14 relative, where the contact rule errs by up
+// to 1.3e-15 and 2.8e-13 (docs/accuracy_and_speed.md); 32 nodes err by
+// 1.6e-13 in F at k^2 = 0.99 (r = 0.1).
+constexpr double kWideCrossingRuleMaxK2 = 0.998;
 
 // Lanes [0, n) of l through rule `rule`: the inside rule of
 // kInsideNodes[rule] nodes, each count of the list one instantiation, or the
-// crossing rule.
+// crossing rule of 32 or 64 nodes.
 template <bool kDerivatives, int K = 0>
 void RunPowerRule(int rule, const PowerTerms& pt, PowerLanes& l, int n, BlockSums* sums) {
   if constexpr (K < kInsideRules) {
     if (rule == K) return InsidePowerRule<kInsideNodes.v[K], kDerivatives>(pt, l, n, sums);
     return RunPowerRule<kDerivatives, K + 1>(rule, pt, l, n, sums);
   } else {
-    return CrossingPowerRule<kDerivatives>(pt, l, n, sums);
+    if (rule == kCrossingRule) return CrossingPowerRule<32, kDerivatives>(pt, l, n, sums);
+    if (rule == kWideCrossingRule) return CrossingPowerRule<64, kDerivatives>(pt, l, n, sums);
+    return MappedInsidePowerRule<kDerivatives>(pt, l, n, sums);
   }
 }
 
@@ -315,8 +409,11 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
       p.r[i] = ri;
     }
     // ... then, for the points past them (gathered), the crossing rule where
-    // ChooseEdgeRule picks it (Geometry's 2 kappa1, 1 - (b - r)^2 and k^2
-    // kept), else kPowerRules, in a loop that vectorises...
+    // ChooseEdgeRule picks it, crossing the limb with k^2 up to
+    // kWideCrossingRuleMaxK2 the rule of 64 nodes, inside the disk with x up
+    // to kMappedInsideRuleMaxX the mapped inside rule (Geometry's 2 kappa1,
+    // 1 - (b - r)^2, k^2 and 1 - (b + r)^2 kept), else kPowerRules, in a
+    // loop that vectorises...
     int n_edge = 0;
     for (int i = 0; i < size; ++i) {
       edge.at[n_edge] = i;
@@ -330,10 +427,15 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
       const double bb = edge.b[e], ri = edge.r[e];
       const Geometry geo = MakeGeometry(bb, ri);
       const double a = (1 - ri) * (1 + ri) - bb * bb;
-      edge.rule[e] = ChooseEdgeRule(geo, a) == EdgeRule::kCrossing ? kCrossingRule : kPowerRules;
+      const EdgeRule rule = ChooseEdgeRule(geo, a);
+      edge.rule[e] = rule == EdgeRule::kCrossing                          ? kCrossingRule
+                     : !geo.inside && geo.k2 < kWideCrossingRuleMaxK2     ? kWideCrossingRule
+                     : geo.inside && 2 * bb * ri <= kMappedInsideRuleMaxX * a ? kMappedInsideRule
+                                                                          : kPowerRules;
       edge.limb[e] = 2 * geo.kappa1;
       edge.c2[e] = geo.one_minus_bmr2;
       edge.k2[e] = geo.k2;
+      edge.z2_min[e] = geo.one_minus_bpr2;
     }
     for (int e = 0; e < n_edge; ++e) {
       const int i = edge.at[e];
@@ -341,6 +443,7 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
       p.limb[i] = edge.limb[e];
       p.c2[i] = edge.c2[e];
       p.k2[i] = edge.k2[e];
+      p.z2_min[i] = edge.z2_min[e];
     }
     // ... and the points of kPowerRules one at a time.
     // count[rule + 1]: the points of each rule (kPowerRules included), then
@@ -371,13 +474,14 @@ void PowerLawBlocks(const LawRow& row, int order, const T* b, const T* r, T* flu
         l.b[j] = p.b[i];
         l.r[j] = p.r[i];
         l.sign_b[j] = p.sign_b[i];
-        l.limb[j] = 0;  // the limb's share: the crossing rule's alone
+        l.limb[j] = 0;  // the limb's share: the crossing rules' alone
       }
-      for (int j = 0; rule == kCrossingRule && j < padded; ++j) {
+      for (int j = 0; rule >= kCrossingRule && j < padded; ++j) {
         const int i = scratch->by_rule[first + (j < lanes ? j : 0)];
         l.limb[j] = p.limb[i];
         l.c2[j] = p.c2[i];
         l.k2[j] = p.k2[i];
+        l.z2_min[j] = p.z2_min[i];
       }
       RunPowerRule<kDerivatives>(rule, pt, l, padded, sums);
       PowerLaneOutputs<kDerivatives>(constants, l, *sums, padded, outputs);

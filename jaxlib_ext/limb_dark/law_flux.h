@@ -39,7 +39,9 @@
 // (law_blocks.h) share; those blocks' inside rule takes 4 to 64 nodes by x
 // (kInsideNodes) and so serves x up to 0.955, where this path takes the
 // contact rule past x = 0.85 (the blocks leave it the points beyond: 128
-// nodes a lane took longer than its 96 nodes a point).
+// nodes a lane took longer than its 96 nodes a point), and their crossing
+// rule takes 64 nodes for k^2 from 0.95 to 0.998, where this path takes the
+// contact rule.
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 
@@ -278,8 +280,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void CrossingLawMomentsInline(const LawTerms& t,
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2, k = Sqrt(k2);
   const double r_rmb = r * (r - b);
   const auto node_at = [&](int j) JAXEXT_ALWAYS_INLINE {
-    const double cos_t = TableAt<GradedHalfPiCos>(j), sin2 = TableAt<GradedHalfPiSin2>(j);
-    const double w = 2 * TableAt<GradedHalfPiWeight>(j) * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
+    const double cos_t = TableAt<GradedHalfPiCos<kNodes>>(j);
+    const double sin2 = TableAt<GradedHalfPiSin2<kNodes>>(j);
+    const double w =
+        2 * TableAt<GradedHalfPiWeight<kNodes>>(j) * 2 * k * cos_t / Sqrt(1 - k2 * sin2);
     return EdgeNode{c * cos_t, 0.0, w * (r_rmb + 0.5 * c2 * sin2), w * r,
                     -w * r * (1 - 2 * k2 * sin2)};
   };

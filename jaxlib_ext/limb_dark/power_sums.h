@@ -384,10 +384,10 @@ template <bool kHalf>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddCrossingNodes(const PowerTerms& pt, const Geometry& geo,
                                                      PowerSums<kPointLanes>* s) {
   constexpr int kNodes = 32;
-  constexpr Table<kNodes> kCos = GradedHalfPiCos();
-  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2();
-  constexpr Table<kNodes> kWeight = GradedHalfPiWeight();
-  constexpr Table<kNodes> kLogCos2 = GradedHalfPiLogCos2();
+  constexpr Table<kNodes> kCos = GradedHalfPiCos<kNodes>();
+  constexpr Table<kNodes> kSin2 = GradedHalfPiSin2<kNodes>();
+  constexpr Table<kNodes> kWeight = GradedHalfPiWeight<kNodes>();
+  constexpr Table<kNodes> kLogCos2 = GradedHalfPiLogCos2<kNodes>();
   static_assert(kNodes % kPointLanes == 0, "whole lanes");
   const double b = geo.b, r = geo.r, c2 = geo.one_minus_bmr2, k2 = geo.k2;
   const double log_c2 = LogOfNode(c2), k = Sqrt(k2), r_rmb = r * (r - b), d2 = (b - r) * (b - r);
