@@ -128,8 +128,8 @@ void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSum
 // t^2) / (1 + eps^2 t^2), z^2 = Z^2 + 4 b r sin^2(theta / 2) and rho^2 = (b
 // - r)^2 + 4 b r cos^2(theta / 2) without cancellation, cos psi = 2
 // sin^2(theta / 2) - 1. The weights (r^2 - b r cos psi, r, -r cos psi) times
-// dtheta / dphi and 2 pi / M (the scale), whose sums (the area 2 pi r^2,
-// sum w_r M, sum w_b 0) are the plain rule's.
+// dtheta / dphi and 2 pi / M (the scale), whose sums are the plain rule's
+// (SetInsideRuleWeights).
 constexpr int kMappedInsideNodes = 64;
 
 template <bool kHalf, bool kDerivatives>
@@ -220,9 +220,21 @@ void PowerLaneOutputs(const PowerConstants& k, const PowerLanes& l, const BlockS
   }
 }
 
-// Lanes [0, n) through the inside rule of M nodes: their nodes' weights
-// are (r^2 - b r cos psi, r, -r cos psi) times 2 pi / M (the scale), the
-// area 2 pi r^2, sum w_r M, sum w_b 0 (the cosines sum to 0).
+// The weights' sums of lanes [0, n) through an inside rule of M nodes,
+// whose nodes' weights are (r^2 - b r cos psi, r, -r cos psi) times 2 pi /
+// M (the scale; the mapped rule's times dtheta / dphi): the area 2 pi r^2,
+// sum w_r M, sum w_b 0 (the cosines' integral).
+inline void SetInsideRuleWeights(int m, const PowerLanes& lanes, int n, BlockSums* s) {
+  s->scale = 2 * kPi / m;
+  for (int i = 0; i < n; ++i) {
+    const double r = lanes.r[i];
+    s->area[i] = 2 * kPi * r * r;
+    s->w_r[i] = m;
+    s->w_b[i] = 0;
+  }
+}
+
+// Lanes [0, n) through the inside rule of M nodes.
 template <int M, bool kDerivatives>
 void InsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums* s) {
   for (int i = 0; i < n; ++i) {
@@ -236,13 +248,7 @@ void InsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, BlockSums* 
   } else {
     InsidePowerSums<M, false, kDerivatives>(pt, lanes, n, s);
   }
-  s->scale = 2 * kPi / M;
-  for (int i = 0; i < n; ++i) {
-    const double r = lanes.r[i];
-    s->area[i] = 2 * kPi * r * r;
-    s->w_r[i] = M;
-    s->w_b[i] = 0;
-  }
+  SetInsideRuleWeights(M, lanes, n, s);
 }
 
 // Lanes [0, n) through the mapped inside rule (Z^2 and c^2 = 1 - (b - r)^2
@@ -260,13 +266,7 @@ void MappedInsidePowerRule(const PowerTerms& pt, PowerLanes& lanes, int n, Block
   } else {
     MappedInsidePowerSums<false, kDerivatives>(pt, lanes, n, s);
   }
-  s->scale = 2 * kPi / kMappedInsideNodes;
-  for (int i = 0; i < n; ++i) {
-    const double r = lanes.r[i];
-    s->area[i] = 2 * kPi * r * r;
-    s->w_r[i] = kMappedInsideNodes;
-    s->w_b[i] = 0;
-  }
+  SetInsideRuleWeights(kMappedInsideNodes, lanes, n, s);
 }
 
 // Lanes [0, n) through the crossing rule of kNodes nodes (weights in full:
