@@ -351,7 +351,7 @@ constexpr double kMappedInsideRuleMaxX = 0.998;
 // The graded rule of 64 nodes serves k^2 up to this: against mpmath's
 // quadrature at k^2 from 0.96 to 0.9979 and r from 0.001 to 0.9, F within
 // 6e-16 and dF/db within 1.1e-14 relative, where the contact rule errs by up
-// to 1.3e-15 and 2.8e-13 (docs/accuracy_and_speed.md); 32 nodes err by
+// to 1.3e-15 and 2.8e-13 (docs/limb_darkening_laws.md); 32 nodes err by
 // 1.6e-13 in F at k^2 = 0.99 (r = 0.1).
 constexpr double kWideCrossingRuleMaxK2 = 0.998;
 

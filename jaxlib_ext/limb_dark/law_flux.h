@@ -39,9 +39,10 @@
 // (law_blocks.h) share; those blocks' inside rule takes 4 to 64 nodes by x
 // (kInsideNodes) and so serves x up to 0.955, where this path takes the
 // contact rule past x = 0.85 (the blocks leave it the points beyond: 128
-// nodes a lane took longer than its 96 nodes a point), and their crossing
-// rule takes 64 nodes for k^2 from 0.95 to 0.998, where this path takes the
-// contact rule.
+// nodes a lane took longer than its 96 nodes a point); next to the inner
+// contact, where this path takes the contact rule, they take rules of 64
+// nodes up to k^2 = 0.998 crossing (the graded rule) and x = 0.998 inside
+// (the midpoint rule mapped towards the limb).
 #ifndef JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 #define JAXLIB_EXT_LIMB_DARK_LAW_FLUX_H_
 
