@@ -196,8 +196,9 @@ int LawDerivativesInU(int law, int order) { return jaxext::limb_dark::Derivative
 // planet's light in two: the instants and the marks over every time, then
 // the exposed times' batches; rows without it in three: the window pass
 // over every time, then the instants it marked, then the exposed times'
-// batches), the other polynomial laws and the tabulated law in one pass
-// with their family's row.
+// batches), the other polynomial laws and the tabulated law in two (the
+// window pass, which marks every time of a row with the planet's light,
+// then the times it marked, with their family's row).
 void Transit(const double* row, int order, int law, int geometry, bool light, int epochs,
              const double* t, const double* exposure, double* const* out, std::size_t n) {
   using jaxext::transit::LightCode;
@@ -275,17 +276,28 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
     }
     batches(std::false_type{});
   };
+  // The window pass (its row: transit.h's WindowCurve; every time of a row
+  // with the planet's light marked), then every time it marked, instants
+  // and exposed alike, a time at a time with the family's row.
+  const auto window_and_marked = [&](auto family) {
+    using Family = typename decltype(family)::type;
+    for (std::int64_t i = 0; i < count; ++i) {
+      pass(TypeTag<jaxext::transit::WindowCurve<Family>>{}, None{}, AnySpan{}, std::true_type{},
+           i);
+    }
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kInstant)) ||
+          jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
+        pass(TypeTag<Family>{}, Either{}, AnySpan{}, std::false_type{}, i);
+      }
+    }
+  };
   switch (plan) {
     case TransitPlan::kPolynomial:
-      for (std::int64_t i = 0; i < count; ++i) {
-        pass(TypeTag<jaxext::transit::PolynomialCurve>{}, Either{}, AnySpan{}, std::false_type{},
-             i);
-      }
+      window_and_marked(TypeTag<jaxext::transit::PolynomialCurve>{});
       return;
     case TransitPlan::kTabulated:
-      for (std::int64_t i = 0; i < count; ++i) {
-        pass(TypeTag<jaxext::transit::TableCurve>{}, Either{}, AnySpan{}, std::false_type{}, i);
-      }
+      window_and_marked(TypeTag<jaxext::transit::TableCurve>{});
       return;
     case TransitPlan::kLawsLight:
     case TransitPlan::kLawsPasses:

@@ -841,18 +841,22 @@ class TransitTest(parameterized.TestCase):
                             ("power2", (0.7, 0.6), 0.3, 1.0),
                             ("nonlinear", (0.5, -0.2, 0.6, -0.2), 0.0, 0.0),
                             ("logarithmic", (0.5, 0.2), 0.2, 1.0),
-                            ("polynomial", (0.3, 0.2, 0.1), 0.1, -1.0))
-  def test_window_pass_against_the_cpu_op(self, law, u, ecc, omega):
-    # The laws of at most two coefficients and those of laws.h run in passes
-    # on the device (the window pass writes the times between the transit's
-    # windows, the next the instants, the last the exposed times in
-    # batches; the laws of laws.h a point's rule's code at a time, the
-    # logarithmic law's by the edge moments, the power laws' by their own
-    # sums), the other laws in one, against the CPU op, whose
-    # blocks take the window for every law: times over whole orbits, next
-    # to the windows' edges, NaN and +-inf; exposures of 0, short, longer
-    # than the gap between windows, negative and NaN; times beyond 2^52
-    # orbits.
+                            ("polynomial", (0.3, 0.2, 0.1), 0.1, -1.0),
+                            ("polynomial", (0.2, 0.1, -0.1, 0.05, 0.02), 0.6, 0.5),
+                            ("tabulated", (1.0, 0.8, 0.55, 0.3), 0.3, 2.0, (0.0, 0.3, 0.8, 1.0)))
+  def test_window_pass_against_the_cpu_op(self, law, u, ecc, omega, mu=None):
+    # Rows without the planet's light run in passes on the device: the
+    # window pass writes the times between the transit's windows; for the
+    # laws of at most two coefficients and those of laws.h the next the
+    # instants, the last the exposed times in batches (the laws of laws.h a
+    # point's rule's code at a time, the logarithmic law's by the edge
+    # moments, the power laws' by their own sums); for the other polynomial
+    # laws and the tabulated law (whose window pass holds the table's
+    # verdict alone) the next every time it marked. Against the CPU op,
+    # whose blocks take the window for every law: times over whole orbits,
+    # next to the windows' edges, NaN and +-inf; exposures of 0, short,
+    # longer than the gap between windows, negative and NaN; times beyond
+    # 2^52 orbits.
     period, t0, a, b, r = 3.0, 0.2, 8.0, 0.5, 0.1
     rng = np.random.default_rng(34)
     half = period / (np.pi * a) * (1 + r)
@@ -864,12 +868,13 @@ class TransitTest(parameterized.TestCase):
     exposure[rng.integers(0, n, 8)] = -0.1
     exposure[rng.integers(0, n, 8)] = np.nan
     params = dict(period=period, t0=t0, a=a, b=b, r=r, ecc=ecc, omega=omega)
-    row = np.concatenate([[period, t0, a, b, r, ecc, omega], u])
+    coefficients = u if mu is None else np.concatenate([mu, u])
+    row = np.concatenate([[period, t0, a, b, r, ecc, omega], coefficients])
     got = _device_path.transit(_VARIANT.value, row, list(limb_dark.LAWS).index(law), 0, t,
                                exposure, True)
 
     def model(q, uu, x):
-      return transit.light_curve(t, u=uu, law=law, exposure_time=x, **q)
+      return transit.light_curve(t, u=uu, law=law, mu=mu, exposure_time=x, **q)
 
     args = {k: jnp.float64(v) for k, v in params.items()}
     uu = jnp.asarray(u, jnp.float64)
@@ -885,6 +890,49 @@ class TransitTest(parameterized.TestCase):
     for k, (g, e) in enumerate(zip(got[1:], expected)):
       scale = max(1.0, float(np.nanmax(np.abs(e))))
       np.testing.assert_allclose(g, e, rtol=0, atol=1e-12 * scale, err_msg=f"result {k + 1}")
+
+  @parameterized.parameters(
+      ("polynomial", (0.3, 0.2, 0.1), None, [(0.3, np.nan, 0.1), (np.inf, 0.2, 0.1),
+                                             (1e300, -1e300, 1e300)]),
+      ("tabulated", (1.0, 0.8, 0.55, 0.3), (0.0, 0.3, 0.8, 1.0),
+       [(1.0, 0.8, np.nan, 0.3), (-1.0, -0.8, -0.55, -0.3), (1.0, 0.8, np.inf, 0.3)]))
+  def test_refused_rows_against_the_cpu_op(self, law, u, mu, bad_laws):
+    # The planet's verdict (every output NaN, or the row accepted) as the
+    # window pass reaches it without the light curve's code (the polynomial
+    # row's CurveAwayFromStar, the tabulated law's TableVerdictRow), against
+    # the CPU op's: refused coefficients, a grid out of order, radii that
+    # are negative, NaN, infinite, 0, past kMaxCrossingRadius and so large
+    # that r + 2 rounds to r; the accepted rows' values too.
+    period, t0, a, b = 3.0, 0.2, 8.0, 0.3
+    rng = np.random.default_rng(35)
+    t = t0 + rng.integers(-1, 2, 60) * period + rng.uniform(-0.05, 0.05, 60)
+    t[:20] = t0 + rng.uniform(0.3, 2.7, 20)  # between the windows
+    exposure = np.where(np.arange(60) % 2 == 0, 0.01, 0.0)
+    grids = [mu] if mu is None else [mu, (0.0, 0.8, 0.3, 1.0)]
+    cases = [(r, u, grid) for r in (0.1, 0.0, -0.1, np.nan, np.inf, 2e6, 1e17)
+             for grid in grids[:1]]
+    cases += [(0.1, bad, grids[0]) for bad in bad_laws] + [(0.1, u, grid) for grid in grids[1:]]
+    for r, coefficients, grid in cases:
+      with self.subTest(r=r, u=coefficients, mu=grid):
+        row = np.concatenate([[period, t0, a, b, r, 0.2, 1.0],
+                              coefficients if grid is None else np.concatenate([grid,
+                                                                                coefficients])])
+        got = _device_path.transit(_VARIANT.value, row, list(limb_dark.LAWS).index(law), 0, t,
+                                   exposure, True)
+        if grid is None or np.all(np.diff(grid) > 0):
+          want = transit.light_curve(t, period=period, t0=t0, a=a, b=b, r=r, ecc=0.2,
+                                     omega=1.0, u=jnp.asarray(coefficients), law=law,
+                                     mu=None if grid is None else jnp.asarray(grid),
+                                     exposure_time=exposure)
+        else:  # kepler.transit refuses the grid (ValueError); the op gives NaN
+          want = np.full(t.shape, np.nan)
+        np.testing.assert_allclose(got[0], np.asarray(want), rtol=0, atol=1e-14)
+        refused = bool(np.all(np.isnan(got[0])))
+        self.assertEqual(refused, bool(np.all(np.isnan(want))))
+        for k, g in enumerate(got[1:]):
+          self.assertEqual(bool(np.all(np.isnan(g))), refused, f"result {k + 1}")
+        if not refused and r <= 0.1:
+          self.assertGreater(np.sum(got[0] == 0), 15, "times between the windows")
 
   def test_transit_times_against_the_cpu_op(self):
     # A row with the variations of four epochs: the values of the CPU op
@@ -912,7 +960,10 @@ class TransitTest(parameterized.TestCase):
 
   @parameterized.parameters(
       ("polynomial", (0.4, 0.26), None, (3.0, 0.2, 8.0, 0.3, 0.1, 0.0, 0.0)),
-      ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 6.0, 0.9, 0.12, 0.4, -1.0)))
+      ("nonlinear", (0.5, -0.2, 0.6, -0.2), None, (4.0, 0.0, 6.0, 0.9, 0.12, 0.4, -1.0)),
+      ("polynomial", (0.3, 0.2, 0.1, 0.05), None, (3.0, 0.1, 7.0, 0.5, 0.1, 0.3, 2.0)),
+      ("tabulated", (1.0, 0.85, 0.6, 0.35), (0.0, 0.4, 0.75, 1.0),
+       (3.5, 0.0, 9.0, 0.2, 0.09, 0.1, 0.5)))
   def test_the_planets_light_against_the_cpu_op(self, law, u, mu, orbit):
     # Times over whole orbits (transits, eclipses, phases between), a third
     # with exposures (up to a tenth of the period: the orbit's breakpoints
@@ -928,7 +979,8 @@ class TransitTest(parameterized.TestCase):
     exposure[[6, 36]] = 1e12 * period
     exposure[9], exposure[39] = -0.1, np.nan
     law_index = list(limb_dark.LAWS).index(law)
-    row = np.concatenate([[period, t0, a, b, r, ecc, omega], glow, u])
+    coefficients = u if mu is None else np.concatenate([mu, u])
+    row = np.concatenate([[period, t0, a, b, r, ecc, omega], glow, coefficients])
     got = _device_path.transit(_VARIANT.value, row, law_index, 0, t, exposure, True, True)
 
     def model(q, uu, x):

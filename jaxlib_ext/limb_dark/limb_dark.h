@@ -42,6 +42,7 @@
 #define JAXLIB_EXT_LIMB_DARK_LIMB_DARK_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/math/elementary.h"
@@ -451,6 +452,65 @@ JAXEXT_HD_CALLED Flux CurveAt(const PolynomialCurveRow<kMax>& row, double b, dou
   return f;
 }
 
+namespace detail {
+
+// F - 1 at b = r + 2, away from the star (CurveAwayFromStar, the verdict
+// a planet made ready keeps), as LightCurvePoint computes it there, from
+// blocked = sum_k 0 g_k (0, or NaN where a g_k is not finite) and the
+// norm. b = r + 2 >= 1 + r in floating point too (rounding is monotone),
+// so the disks never overlap in part: the solution vector is pi, 2 pi /
+// 3, then 0, with no deficit, and F - 1 = blocked / norm; but -1 where the
+// occultor hides the disk as well (r beyond 2^53, where r + 2 and r + 1
+// round to r), and NaN where r is refused.
+JAXEXT_HD double PolynomialAwayFromStar(double r, double blocked, double norm) {
+  const double b = r + 2;
+  const bool hidden = DiskHidden(b, r);
+  const bool unsupported = r > kMaxCrossingRadius && !NoOverlap(b, r) && !hidden;
+  if (!(r >= 0) || !IsFinite(b) || !IsFinite(r) || unsupported) return NaN();
+  if (!(r == 0 || NoOverlap(b, r)) && !hidden) return NaN();  // a partial overlap: not reached
+  return hidden ? -norm / norm : blocked / norm;
+}
+
+}  // namespace detail
+
+// CurveAwayFromStar without the light curve's code.
+template <int kMax>
+JAXEXT_HD double CurveAwayFromStar(const PolynomialCurveRow<kMax>& row, double r) {
+  if (row.order < 0) return NaN();
+  double blocked = 0 * row.g[0];
+  for (int k = 1; k <= row.order; ++k) blocked += 0 * row.g[k];
+  return detail::PolynomialAwayFromStar(r, blocked, row.norm);
+}
+
+// The polynomial law's verdict alone (whether its g_k are finite, and its
+// norm; u read where it lies: no array but p's), for a GPU kernel that
+// only asks whether a planet is accepted (the transit model's window
+// pass): PolynomialCurveRow's order, n_du and CurveAwayFromStar, no
+// points.
+template <int kMax>
+struct PolynomialVerdictRow {
+  static constexpr int kMaxCoefficients = kMax;
+  static constexpr int kMaxDerivatives = kMax;
+  int order, n_du;
+  bool finite;
+  double norm;
+};
+
+template <int kMax, typename U>
+JAXEXT_HD void MakeCurveRow(Law law, const U* u, int order, PolynomialVerdictRow<kMax>* row) {
+  const bool accepted = law == Law::kPolynomial && order >= 0 && order <= kMax;
+  row->order = accepted ? order : -1;
+  row->n_du = accepted ? order : 0;
+  row->finite = accepted && GreensFinite<kMax>(u, order);
+  row->norm = accepted ? Normalisation(u, order) : NaN();
+}
+
+template <int kMax>
+JAXEXT_HD double CurveAwayFromStar(const PolynomialVerdictRow<kMax>& row, double r) {
+  if (row.order < 0) return NaN();
+  return detail::PolynomialAwayFromStar(r, row.finite ? 0.0 : NaN(), row.norm);
+}
+
 // A law of laws.h.
 struct LawCurveRow {
   static constexpr int kMaxCoefficients = kMaxLawTerms;
@@ -517,6 +577,46 @@ JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, TableCurveRow* 
 JAXEXT_HD_CALLED Flux CurveAt(const TableCurveRow& row, double b, double r, double* du) {
   if (row.order < 0) return {NaN(), NaN(), NaN()};
   return TableCurveAt(row.table, b, r, du);
+}
+
+// The tabulated law's verdict alone (the table's norm, read from the row
+// where it lies: no array of the table's size), for a GPU kernel that only
+// asks whether a planet is accepted (the transit model's window pass):
+// TableCurveRow's order, n_du and CurveAwayFromStar, no points.
+struct TableVerdictRow {
+  static constexpr int kMaxCoefficients = TableCurveRow::kMaxCoefficients;
+  static constexpr int kMaxDerivatives = TableCurveRow::kMaxDerivatives;
+  int order, n_du;
+  double norm;
+};
+
+// Rows that MakeCurveRow reads where they lie, in the op's dtype
+// (kReadsRowOf<Row>: the caller passes the row's own pointer, not a copy
+// of its coefficients in double).
+template <typename Row>
+constexpr bool kReadsRowOf = std::is_same_v<Row, TableVerdictRow>;
+template <int kMax>
+constexpr bool kReadsRowOf<PolynomialVerdictRow<kMax>> = true;
+
+template <typename U>
+JAXEXT_HD void MakeCurveRow(Law law, const U* u, int order, TableVerdictRow* row) {
+  const bool accepted = law == Law::kTabulated && order >= 0 && order <= 2 * kMaxTableSize;
+  row->order = accepted ? order : -1;
+  row->n_du = accepted ? DerivativesInU(static_cast<std::int32_t>(law), order) : 0;
+  row->norm = accepted ? detail::ReadTable(u, order).norm : NaN();
+}
+
+// TabulatedLightCurvePoint's value at b = r + 2 from the norm (MakeTableRow
+// keeps ReadTable's): NaN for a refused table or radius, -1 where the
+// occultor hides the disk, else 0 (no partial overlap there:
+// detail::PolynomialAwayFromStar).
+JAXEXT_HD double CurveAwayFromStar(const TableVerdictRow& row, double r) {
+  using namespace detail;
+  if (row.order < 0) return NaN();
+  const PointSetUp point = SetUpPoint(r + 2, r);
+  if (!(row.norm > 0) || point.overlap == Overlap::kInvalid) return NaN();
+  if (point.overlap == Overlap::kPartial) return NaN();  // not reached
+  return point.overlap == Overlap::kHidden ? -1.0 : 0.0;
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -12,32 +12,52 @@ namespace jaxext::limb_dark {
 inline namespace JAXEXT_MATH_NAMESPACE {
 using namespace ::jaxext::math;
 
-// The Green's-basis coefficients g_0..g_N of the law with coefficients
-// u_1..u_N (u[0..N-1]), sec. 1: p = A1 u (with u_0 = -1), then g by downward
-// recursion. g must hold N + 1 values (and work N + 3).
-JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g,
-                                  double* work) {
-  // work: the polynomial-basis coefficients p_0..p_N, then room for g_{N+1},
-  // g_{N+2} = 0.
-  double* p = work;
+// The polynomial-basis coefficients p_0..p_N of the law with coefficients
+// u_1..u_N (u[0..N-1], any float type), sec. 1: p = A1 u with u_0 = -1,
+// p_i = (-1)^(i+1) sum_j C(j, i) u_j.
+template <typename T>
+JAXEXT_HD void PolynomialBasis(const T* u, int order, double* p) {
   for (int i = 0; i <= order; ++i) {
-    // p_i = (-1)^(i+1) sum_j C(j, i) u_j, u_0 = -1.
     double sum = 0;
     double binom = 1;  // C(j, i), starting at j = i
     for (int j = i; j <= order; ++j) {
-      const double uj = j == 0 ? -1.0 : u[j - 1];
+      const double uj = j == 0 ? -1.0 : static_cast<double>(u[j - 1]);
       sum += binom * uj;
       binom = binom * (j + 1) / (j + 1 - i);
     }
     p[i] = (i % 2 == 1) ? sum : -sum;
   }
+}
+
+// The Green's-basis coefficients from p by downward recursion (g_{N+1} =
+// g_{N+2} = 0): visit(n, g_n) for n = N down to 0.
+template <typename Visit>
+JAXEXT_HD void GreensRecursion(const double* p, int order, const Visit& visit) {
   double g_next2 = 0, g_next1 = 0;  // g_{n+2}, g_{n+1}
   for (int n = order; n >= 0; --n) {
     const double gn = n >= 2 ? p[n] / (n + 2) + g_next2 : p[n] + (n + 2) * g_next2;
-    g[n] = gn;
+    visit(n, gn);
     g_next2 = g_next1;
     g_next1 = gn;
   }
+}
+
+// The Green's-basis coefficients g_0..g_N of the law with coefficients
+// u_1..u_N (u[0..N-1]). g must hold N + 1 values (and work N + 1: p).
+JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g, double* work) {
+  PolynomialBasis(u, order, work);
+  GreensRecursion(work, order, [&](int n, double gn) { g[n] = gn; });
+}
+
+// Whether every g_k of GreensCoefficients is finite (the same p and the
+// same recursion, without the array of g), u read where it lies.
+template <int kMax = kMaxOrder, typename T>
+JAXEXT_HD bool GreensFinite(const T* u, int order) {
+  double p[kMax + 1];
+  PolynomialBasis(u, order, p);
+  bool finite = true;
+  GreensRecursion(p, order, [&](int, double gn) { finite = finite && IsFinite(gn); });
+  return finite;
 }
 
 // The edge polynomial of the law with coefficients u_1..u_N (u[0..N-1]):
@@ -62,13 +82,15 @@ JAXEXT_HD void EdgePolynomial(const double* u, int order, double* q) {
 // for steep laws are several times the result (8e-15 relative seen for
 // six coefficients from [-4, 4]^6, an error F - 1 carries whole where the
 // planet hides most of the disk). Once per law.
-JAXEXT_HD double Normalisation(const double* u, int order) {
+template <typename T>
+JAXEXT_HD double Normalisation(const T* u, int order) {
   using namespace detail;
   double hi = 1, lo = 0;
   for (int n = 1; n <= order; ++n) {
     const double d = 0.5 * (n + 1) * (n + 2);  // exact
-    const double t = -u[n - 1] / d;
-    const double t_lo = -Fma(t, d, u[n - 1]) / d;  // -u / d - t, to rounding
+    const double un = static_cast<double>(u[n - 1]);
+    const double t = -un / d;
+    const double t_lo = -Fma(t, d, un) / d;  // -u / d - t, to rounding
     const double sum = hi + t;  // two-sum of hi and t
     const double back = sum - hi;
     lo += ((hi - (sum - back)) + (t - back)) + t_lo;

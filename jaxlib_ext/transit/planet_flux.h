@@ -52,10 +52,11 @@ using Planet = PlanetOf<limb_dark::CurveRow>;
 
 // p: the orbital parameters (Param order) then, with `light`, the
 // LightParams; u: the law's coefficients as the light curve takes them
-// (`order` values). The day and night fluxes must be >= 0, the others finite.
-template <typename Curve>
+// (`order` values: doubles, or the row's own where the curve reads its row,
+// limb_dark::kReadsRowOf). The day and night fluxes must be >= 0, the others finite.
+template <typename Curve, typename U>
 JAXEXT_HD_CALLED void MakePlanet(const double* p, Geometry geometry, limb_dark::Law law,
-                                 const double* u, int order, bool light, PlanetOf<Curve>* planet) {
+                                 const U* u, int order, bool light, PlanetOf<Curve>* planet) {
   using namespace detail;
   planet->orbit = MakeOrbit(p, geometry);
   planet->r = p[kRadius];

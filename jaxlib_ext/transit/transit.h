@@ -48,13 +48,19 @@ JAXEXT_HD constexpr int RowOffsetOfU(bool light) {
 template <typename T, typename Curve>
 JAXEXT_HD void MakePlanetFromRow(const T* row, int order, Geometry geometry, limb_dark::Law law,
                                  bool light, int epochs, PlanetOf<Curve>* planet) {
-  double p[kParamCount + kLightParamCount], u[Curve::kMaxCoefficients];
+  double p[kParamCount + kLightParamCount];
   const int offset = RowOffsetOfU(light);
   for (int j = 0; j < offset; ++j) p[j] = static_cast<double>(row[j]);
-  for (int j = 0; j < order && j < Curve::kMaxCoefficients; ++j) {
-    u[j] = static_cast<double>(row[offset + epochs + j]);
+  const T* coefficients = row + offset + epochs;
+  if constexpr (limb_dark::kReadsRowOf<Curve>) {
+    MakePlanet(p, geometry, law, coefficients, order, light, planet);
+  } else {
+    double u[Curve::kMaxCoefficients];
+    for (int j = 0; j < order && j < Curve::kMaxCoefficients; ++j) {
+      u[j] = static_cast<double>(coefficients[j]);
+    }
+    MakePlanet(p, geometry, law, u, order, light, planet);
   }
-  MakePlanet(p, geometry, law, u, order, light, planet);
 }
 
 // The transit times of kepler.transit's `transit_times`: a row of `epochs`
@@ -187,8 +193,12 @@ JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode:
 // exposure_batch.h), rows without it in three (kLowOrderPasses,
 // kLawsPasses: the window pass, then the instants', then the exposed
 // times'). The other polynomial laws and the tabulated law, whose rows
-// hold arrays of 33 to 640 values: one pass each (kPolynomial, kTabulated:
-// TransitRowElement<PolynomialCurve or TableCurve, kEither, kEither,
+// hold arrays of 33 to 640 values, too many for a batch's shared memory,
+// run in two (kPolynomial, kTabulated): the window pass, whose rows hold
+// the law's verdict alone (WindowCurve) and which marks every time of a
+// row with the planet's light, then the times it marked, instants and
+// exposed alike, a time at a time with the family's row
+// (TransitRowElement<PolynomialCurve or TableCurve, kEither, kEither,
 // false>). The CPU loop (transit_cpu_loops.cc) takes its low-order law
 // from here too.
 enum class TransitPlan {
@@ -214,6 +224,16 @@ using TableCurve = limb_dark::TableCurveRow;
 template <typename Curve, bool kOneAtATime>
 using PassCurve = std::conditional_t<std::is_same_v<Curve, LawCurve> && kOneAtATime,
                                      limb_dark::LawCurveRowByRule, Curve>;
+
+// The row the window pass of a family's passes holds: for the polynomial
+// laws of three or more coefficients and the tabulated law their verdict
+// alone (limb_dark's PolynomialVerdictRow, TableVerdictRow: the law read
+// where it lies, none of the family's arrays); the family's own row
+// otherwise.
+template <typename Curve>
+using WindowCurve = std::conditional_t<
+    std::is_same_v<Curve, PolynomialCurve>, limb_dark::PolynomialVerdictRow<limb_dark::kMaxOrder>,
+    std::conditional_t<std::is_same_v<Curve, TableCurve>, limb_dark::TableVerdictRow, Curve>>;
 
 JAXEXT_HD constexpr TransitPlan PlanOf(limb_dark::Law law, int order, bool light) {
   return law == limb_dark::Law::kTabulated    ? TransitPlan::kTabulated

@@ -37,8 +37,13 @@ constexpr int kBlockSize = 128;
 // LeftPassKernel without the exposure's code, and kExposed the others).
 // The exposed times go in batches of kBatchSize times whose exposures'
 // nodes the block's threads share (LeftBatchKernel over exposure_batch.h's
-// ExposedBatch). The other polynomial laws and the tabulated law in one
-// kernel each (kOver), with its family's row.
+// ExposedBatch). The other polynomial laws and the tabulated law, whose
+// rows and points' arrays a batch's shared memory would not hold, in two
+// passes: kWindow, whose rows hold the law's verdict alone (transit.h's
+// WindowCurve) and which marks every time of rows with the planet's
+// light, then kMarked, a thread for each time it marked, instants and
+// exposed alike, with or without the light, its family's row
+// (LeftPassKernel).
 //
 // JAXEXT_EXPOSED_PER_THREAD=1 builds instead a thread per exposed time (the
 // exposure's mean in the thread): without the light a pass of
@@ -50,7 +55,7 @@ constexpr int kBlockSize = 128;
 #define JAXEXT_EXPOSED_PER_THREAD 0
 #endif
 
-enum Pass : int { kWindow, kInstant, kExposed, kLight, kLightExposed, kOver };
+enum Pass : int { kWindow, kInstant, kExposed, kLight, kLightExposed, kMarked };
 
 // The exposures a pass's code handles (transit.h's SpanCode).
 template <int kPass>
@@ -59,10 +64,10 @@ constexpr SpanCode kSpanOf = kPass == kInstant                              ? Sp
                                                                             : SpanCode::kEither;
 
 // The planet's light a pass's code handles: the row's choice at run time
-// in the kernels of one pass (kOver), fixed in the others.
+// in kMarked, fixed in the others.
 template <int kPass>
 constexpr LightCode kLightOf = kPass == kLight || kPass == kLightExposed ? LightCode::kOnly
-                               : kPass == kOver                          ? LightCode::kEither
+                               : kPass == kMarked                        ? LightCode::kEither
                                                                          : LightCode::kNone;
 
 // The batches of exposed times: 64 times and 64 threads a block, whose
@@ -126,8 +131,9 @@ struct BothTimes {
 
 template <typename Family, int kPass>
 struct Element {
-  // The row this pass holds (transit.h's PassCurve).
-  using Curve = PassCurve<Family, kPass == kInstant || kPass == kLight>;
+  // The row this pass holds (transit.h's WindowCurve, PassCurve).
+  using Curve = std::conditional_t<kPass == kWindow, WindowCurve<Family>,
+                                   PassCurve<Family, kPass == kInstant || kPass == kLight>>;
 
   // The light's first pass computes both dtypes in one body (RunBoth).
   static constexpr bool kOneBody = kPass == kLight && !JAXEXT_EXPOSED_PER_THREAD;
@@ -144,9 +150,14 @@ struct Element {
     LightInstantOrMark<Curve>(BothTimes<Both>{&both}, i);
   }
 
-  // The left passes' test: an earlier pass marked the time for this pass.
+  // The left passes' test: an earlier pass marked the time for this pass
+  // (kMarked: for either).
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
+    if constexpr (kPass == kMarked) {
+      return IsMarkedLeft(p.out.flux[i], WindowMarkOf(SpanCode::kInstant)) ||
+             IsMarkedLeft(p.out.flux[i], WindowMarkOf(SpanCode::kExposed));
+    }
     return IsMarkedLeft(p.out.flux[i], WindowMarkOf(kSpanOf<kPass>));
   }
 
@@ -210,14 +221,24 @@ cudaError_t LaunchPasses(const Params<T>& params, bool light, cudaStream_t strea
   }
 }
 
+// The window pass, then the times it marked a thread each: the families
+// whose batches would not fit shared memory.
+template <typename Curve, typename T>
+cudaError_t LaunchWindowAndMarked(const Params<T>& params, cudaStream_t stream) {
+  const cudaError_t status = LaunchOver<Curve, kWindow>(params, stream);
+  if (status != cudaSuccess) return status;
+  return cuda::LaunchLeftPass<kBlockSize, kLeftPerThread>(
+      cuda::BothDtypes<Params, Element<Curve, kMarked>>::Of(params), stream);
+}
+
 template <typename T>
 cudaError_t Launch(const Params<T>& params, cudaStream_t stream) {
   const TransitPlan plan = PlanOf(params.law, params.order, params.light);
   switch (plan) {
     case TransitPlan::kPolynomial:
-      return LaunchOver<PolynomialCurve, kOver>(params, stream);
+      return LaunchWindowAndMarked<PolynomialCurve>(params, stream);
     case TransitPlan::kTabulated:
-      return LaunchOver<TableCurve, kOver>(params, stream);
+      return LaunchWindowAndMarked<TableCurve>(params, stream);
     case TransitPlan::kLawsLight:
     case TransitPlan::kLawsPasses:
       return LaunchPasses<LawCurve>(params, IsLightPasses(plan), stream);
