@@ -14,7 +14,8 @@ CPU_MAX_N) at N = 1e4, 1e6, 1e8 (the tabulated law to 1e6), each row
 also as a share of its bound, a copy of the same bytes (arrays in plus out)
 on the same device in the same run; the transit model
 (`kepler.transit.light_curve`, 1000 parameter sets x 1e4 times under
-jax.vmap, with and without exposures; jaxoplanet's System light curve on
+jax.vmap, with and without exposures, and over a whole orbit with the
+quadratic law and ten coefficients; jaxoplanet's System light curve on
 the device, ours on the CPU); Kepler's equation (`kepler.solve`,
 `kepler.true_anomaly`, jaxoplanet's `core.kepler`, a jnp Newton solver) at
 N = 1e4 ... 1e8; float32 and float64; one step of a radial-velocity fit on
@@ -63,6 +64,7 @@ LC_LAWS_AT_LARGEST_N = ("quadratic", "ten", "power2")
 # parameter sets x TRANSIT_TIMES times each, without exposures and with
 # Kepler's long-cadence exposure (TRANSIT_EXPOSURE days).
 TRANSIT_SETS, TRANSIT_TIMES, TRANSIT_EXPOSURE = 1000, 10_000, 0.0204
+ORBIT_SPAN = 5.0  # days: a whole orbit of every set (P from 2 to 5 d)
 SECTIONS = ("lc", "transit", "kepler", "rv")
 # The CPU column of the light curves stops at this N (all cores; 1e8 points
 # of ten coefficients with gradients would take seconds per call).
@@ -275,12 +277,19 @@ def _transit_cases(jax, jnp, np, transit, dtype, where, sets, with_jaxoplanet):
   params = jax.device_put({key: v.astype(dtype) for key, v in host.items()}, where)
   times = jax.device_put(np.linspace(-0.25, 0.25, TRANSIT_TIMES).astype(dtype), where)
 
-  def ours(exposure):
+  def ours(exposure, u=None):
     return lambda p, t: jax.vmap(lambda q: transit.light_curve(
-        t, period=q["period"], t0=q["t0"], a=q["a"], b=q["b"], r=q["r"], u=q["u"],
-        exposure_time=exposure))(p)
+        t, period=q["period"], t0=q["t0"], a=q["a"], b=q["b"], r=q["r"],
+        u=q["u"] if u is None else jnp.asarray(u, dtype), exposure_time=exposure))(p)
 
   fns = {"ours": ours(0.0), "ours_exposure": ours(TRANSIT_EXPOSURE)}
+  # A whole orbit (ORBIT_SPAN days of times, the window pass writing those
+  # out of transit): the quadratic law, and ten coefficients (whose kernel
+  # of 255 registers runs only the times the window pass leaves); the
+  # value alone.
+  orbit_times = jax.device_put(np.linspace(-ORBIT_SPAN / 2, ORBIT_SPAN / 2,
+                                           TRANSIT_TIMES).astype(dtype), where)
+  orbit_fns = {"ours_orbit": ours(0.0), "ours_ten_orbit": ours(0.0, bench_common.LAWS["ten"])}
   if peer:
     fns["jaxoplanet"] = lambda p, t: jax.vmap(lambda q: peer(q, t))(
         {key: p[key] for key in ("period", "t0", "b", "r", "u")})
@@ -289,6 +298,8 @@ def _transit_cases(jax, jnp, np, transit, dtype, where, sets, with_jaxoplanet):
     cases[f"value/{key}"] = (jax.jit(fn), (params, times))
     cases[f"value_and_grad/{key}"] = (jax.jit(jax.value_and_grad(
         lambda p, t, fn=fn: jnp.sum(fn(p, t)))), (params, times))
+  for key, fn in orbit_fns.items():
+    cases[f"value/{key}"] = (jax.jit(fn), (params, orbit_times))
   if not peer:
     return cases, note
   diff = float(jnp.max(jnp.abs(cases["value/jaxoplanet"][0](params, times)
@@ -575,7 +586,9 @@ def report(data):
   out.para("`kepler.transit.light_curve` of %d parameter sets (hot Jupiters on circular orbits, "
            "the quadratic law) at the same %d times each, four transit durations, under jax.vmap "
            "(one kernel launch): ns per point (%.0e points), the value and jax.value_and_grad of "
-           "the sum in every parameter; ours without exposures and with Kepler's long-cadence "
+           "the sum in every parameter; the value alone over a whole orbit (the same number of "
+           "times, the quadratic law and ten coefficients); ours without exposures and with "
+           "Kepler's long-cadence "
            "exposure (%.4f d, integrated exactly), jaxoplanet 0.2's System light curve on the "
            "same device (its time / ours without exposures: > 1, ours is faster), ours on the "
            "CPU (all cores). max |jaxoplanet - ours| on the device: %s." % (
@@ -583,11 +596,14 @@ def report(data):
                "; ".join(f"{d} " + ("%.1e" % v if isinstance(v, float) else str(v))
                          for d, v in data["transit_agreement"].items()) or "not run"))
   rows = []
-  for dtype, what, key in ((d, w, k) for d in DTYPES for w in WHATS
-                           for k in ("ours", "ours_exposure")):
+  models = {"ours": "instantaneous", "ours_exposure": "with exposures",
+            "ours_orbit": f"a whole orbit ({ORBIT_SPAN:g} d)",
+            "ours_ten_orbit": f"ten coefficients, a whole orbit ({ORBIT_SPAN:g} d)"}
+  for dtype, what, key in ((d, w, k) for d in DTYPES for w in WHATS for k in models
+                           if w == "value" or k in ("ours", "ours_exposure")):
     prefix = f"transit/dev/{dtype}/{what}"
     ours = _median(times, f"{prefix}/ours")
-    rows.append([dtype, what, "with exposures" if key == "ours_exposure" else "instantaneous",
+    rows.append([dtype, what, models[key],
                  _cell(times, f"{prefix}/{key}", points, None),
                  _cell(times, f"{prefix}/jaxoplanet", points, None, ours) if key == "ours" else "",
                  _cell(times, f"transit/cpu/{dtype}/{what}/{key}", points, None)])
