@@ -48,8 +48,9 @@ QUERY = 'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:libkepler_cuda.so))'
 # much), by the kernel's element in its short name (`short`, the namespace
 # of the math's instruction-set variant left out): the polynomial laws of
 # three or more coefficients, the light curve's kernel and the transit
-# model's; the tabulated law's transit kernel; the two passes of the laws
-# of laws.h's transit rows with the planet's light.
+# model's pass of the times its window pass marked; the tabulated law's
+# same transit pass; the two passes of the laws of laws.h's transit rows
+# with the planet's light.
 KNOWN_OVER = (
     "limb_dark::kernel::Element<2>",
     "transit::kernel::Element<limb_dark::PolynomialCurveRow<32>, 5>",
