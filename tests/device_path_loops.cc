@@ -286,8 +286,7 @@ void Transit(const double* row, int order, int law, int geometry, bool light, in
            i);
     }
     for (std::int64_t i = 0; i < count; ++i) {
-      if (jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kInstant)) ||
-          jaxext::IsMarkedLeft(o.flux[i], jaxext::transit::WindowMarkOf(SpanCode::kExposed))) {
+      if (jaxext::transit::IsWindowMarked(o.flux[i])) {
         pass(TypeTag<Family>{}, Either{}, AnySpan{}, std::false_type{}, i);
       }
     }

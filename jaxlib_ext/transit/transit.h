@@ -182,6 +182,14 @@ JAXEXT_HD bool OutsideWindows(const PlanetOf<Curve>& planet, double dt, double T
 // The mark the window pass leaves on a time for the pass of kSpan.
 JAXEXT_HD constexpr int WindowMarkOf(SpanCode kSpan) { return kSpan == SpanCode::kExposed; }
 
+// Whether the window pass marked a time (its F - 1 in `value`), for
+// either later pass.
+template <typename T>
+JAXEXT_HD bool IsWindowMarked(T value) {
+  return IsMarkedLeft(value, WindowMarkOf(SpanCode::kInstant)) ||
+         IsMarkedLeft(value, WindowMarkOf(SpanCode::kExposed));
+}
+
 // The passes over a call's times (transit_kernel.cu's Launch, and tests/
 // device_path_loops.cc as the host runs them), by the family of the law,
 // each with that family's row (limb_dark.h): the polynomial laws of at

@@ -154,10 +154,7 @@ struct Element {
   // (kMarked: for either).
   template <typename T>
   __device__ static bool IsLeft(const Params<T>& p, int64_t i) {
-    if constexpr (kPass == kMarked) {
-      return IsMarkedLeft(p.out.flux[i], WindowMarkOf(SpanCode::kInstant)) ||
-             IsMarkedLeft(p.out.flux[i], WindowMarkOf(SpanCode::kExposed));
-    }
+    if constexpr (kPass == kMarked) return IsWindowMarked(p.out.flux[i]);
     return IsMarkedLeft(p.out.flux[i], WindowMarkOf(kSpanOf<kPass>));
   }
 
