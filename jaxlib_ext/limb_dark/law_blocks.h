@@ -104,11 +104,10 @@ void InsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockSum
     for (int j = 0; j < M; ++j) {
       const double cos_psi = kCos.v[j], one_minus_cos = kOneMinusCos.v[j];
       for (int i = 0; i < kLawLanes; ++i) {
-        const InsideNode node = InsideNodeAt(in.a[start + i], in.two_br[start + i],
-                                             in.d2[start + i], in.r[start + i], cos_psi,
-                                             one_minus_cos);
-        AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, i,
-                                          &acc);
+        const int l = start + i;
+        const InsideNode node =
+            InsideNodeAt(in.a[l], in.two_br[l], in.d2[l], in.r[l], cos_psi, one_minus_cos);
+        AddNodeOf<kHalf, kDerivatives>(pt, node.z2, node.rho2, node.w_e, 1.0, cos_psi, i, &acc);
       }
     }
     StoreLaneSums(acc, start, s);
@@ -145,12 +144,11 @@ void MappedInsidePowerSums(const PowerTerms& pt, const PowerLanes& in, int n, Bl
         const double eps = in.eps[l], e2t2 = eps * eps * t2, cos2 = 1 / (1 + e2t2);
         const double sin2 = e2t2 * cos2, w = eps * (1 + t2) * cos2;
         const double cos_psi = 2 * sin2 - 1;
-        const PowerNode node = PowerNodeOf(in.z2_min[l] + in.four_br[l] * sin2,
-                                           in.d2[l] + in.four_br[l] * cos2);
+        const double z2 = in.z2_min[l] + in.four_br[l] * sin2;
+        const double rho2 = in.d2[l] + in.four_br[l] * cos2;
         const double r = in.r[l];
-        AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g,
-                                          w * (r * r - 0.25 * in.four_br[l] * cos_psi), w,
-                                          w * cos_psi, i, &acc);
+        const double w_e = w * (r * r - 0.25 * in.four_br[l] * cos_psi);
+        AddNodeOf<kHalf, kDerivatives>(pt, z2, rho2, w_e, w, w * cos_psi, i, &acc);
       }
     }
     StoreLaneSums(acc, start, s);
@@ -181,8 +179,7 @@ void CrossingPowerSums(const PowerTerms& pt, const PowerLanes& in, int n, BlockS
           acc.w_r[i] += node.w;
           acc.w_b[i] += node.w_b;
         }
-        AddPowerNode<kHalf, kDerivatives>(pt, node.log_z2, node.g, node.w_e, node.w, node.w_b, i,
-                                          &acc);
+        AddCrossingNodeOf<kHalf, kDerivatives>(pt, node, i, &acc);
       }
     }
     StoreLaneSums(acc, start, s);

@@ -17,12 +17,13 @@
 //   sum of w_r I, of w_b I    = sum w_r + S,  sum w_b + T,
 //                               S = sum w_r (I - 1), T = sum w_b (I - 1),
 // A = sum w_e (2 pi r^2 inside: the cosines of the midpoint nodes sum to
-// 0), I - 1 = sum_k c_k m_k. The powers: power2's from L, expm1(alpha L /
-// 2); the others' (each a half power z^(n/2), n = 1..4) from z^(1/2) - 1 =
-// expm1(L / 4) and (s - 1)(1 + s + ... + s^(n-1)) (HalfPowerMinusOne). L
-// and 1 / rho^2 share one division (PowerNodeOf), and L is log(1 - rho^2)
-// from rho^2 itself where z^2 >= sqrt(1/2): g m keeps its limit -alpha / 2
-// at the star's centre, however small rho^2.
+// 0), I - 1 = sum_k c_k m_k. The one power's from L, expm1(alpha L / 2):
+// L and 1 / rho^2 share one division (PowerNodeOf), and L is log(1 -
+// rho^2) from rho^2 itself where z^2 >= sqrt(1/2), so that g m keeps its
+// limit -alpha / 2 at the star's centre, however small rho^2. The half
+// powers' (z^(n/2), n = 1..4) without L: s = z^(1/2) by two square roots,
+// s - 1 and g (s - 1) with one division by a number from 1 to 4, not by
+// rho^2 (AddHalfPowerNode), then m_n = (s - 1)(1 + s + ... + s^(n-1)).
 #ifndef JAXLIB_EXT_LIMB_DARK_POWER_SUMS_H_
 #define JAXLIB_EXT_LIMB_DARK_POWER_SUMS_H_
 
@@ -111,30 +112,28 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE PowerNode PowerNodeOf(double z2, double rho2) {
 }
 
 // A node of the inside rule, psi with cos psi and 1 - cos psi, for a = 1 -
-// b^2 - r^2, 2 b r and d^2 = (b - r)^2: L, g and w_e / scale = r^2 - b r
-// cos psi (w_r / scale = r, w_b / scale = -r cos psi).
+// b^2 - r^2, 2 b r and d^2 = (b - r)^2: z^2, rho^2 and w_e / scale = r^2 -
+// b r cos psi (w_r / scale = r, w_b / scale = -r cos psi).
 struct InsideNode {
-  double log_z2, g, w_e;
+  double z2, rho2, w_e;
 };
 
 JAXEXT_HD JAXEXT_ALWAYS_INLINE InsideNode InsideNodeAt(double a, double two_br, double d2,
                                                        double r, double cos_psi,
                                                        double one_minus_cos) {
-  const double z2 = Max(a + two_br * cos_psi, 1e-300);
-  const double rho2 = d2 + two_br * one_minus_cos;
-  const PowerNode node = PowerNodeOf(z2, rho2);
-  return {node.log_z2, node.g, r * r - 0.5 * two_br * cos_psi};
+  return {Max(a + two_br * cos_psi, 1e-300), d2 + two_br * one_minus_cos,
+          r * r - 0.5 * two_br * cos_psi};
 }
 
 // A node of the crossing rule (law_flux.h's CrossingLawMoments), theta
 // with cos theta, sin^2 theta, log cos^2 theta and 4 w_j cos theta (its
 // weight), for c^2 = 1 - (b - r)^2 with log c^2, k^2 with k, r (r - b) and
-// d^2: z = c cos theta, so L = log c^2 + log cos^2 and rho^2 = sin^2 + d^2
-// cos^2; the weight 4 w_j k cos / sqrt(1 - k^2 sin^2) (w) shares its
-// division with 1 / rho^2; w_b = w (1 - 2 k^2 sin^2), the r of w_r and w_b
-// left out.
+// d^2: z = c cos theta, so z^2 = c^2 cos^2, L = log c^2 + log cos^2 and
+// rho^2 = sin^2 + d^2 cos^2; the weight 4 w_j k cos / sqrt(1 - k^2 sin^2)
+// (w) shares its division with 1 / rho^2; w_b = w (1 - 2 k^2 sin^2), the r
+// of w_r and w_b left out.
 struct CrossingNode {
-  double log_z2, g, w_e, w, w_b;
+  double z2, rho2, log_z2, g, w_e, w, w_b;
 };
 
 JAXEXT_HD JAXEXT_ALWAYS_INLINE CrossingNode CrossingNodeAt(double c2, double log_c2, double k2,
@@ -146,44 +145,8 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE CrossingNode CrossingNodeAt(double c2, double log
   const double rho2 = sin2 + d2 * cos2;
   const double inv = 1 / (root * rho2);
   const double w = weight * k * rho2 * inv;
-  return {log_c2 + log_cos2, c2 * cos2 * root * inv, w * (r_rmb + 0.5 * c2 * sin2), w,
-          w * (1 - 2 * k2 * sin2)};
-}
-
-// z^(n/2) - 1 from s = z^(1/2) and s - 1: (s - 1)(1 + s + ... + s^(n-1)).
-JAXEXT_HD JAXEXT_ALWAYS_INLINE double HalfPowerMinusOne(double root, double root_minus_one,
-                                                        int n) {
-  double sum = 1, power = 1;
-  for (int i = 1; i < n; ++i) {
-    power *= root;
-    sum += power;
-  }
-  return root_minus_one * sum;
-}
-
-// The powers at a node, m_n (half powers, n = 1..4) or m (m[0]), and the
-// intensity less one there, I - 1 = sum c_n m_n.
-struct PowersAtNode {
-  double m[4];
-  double excess;
-};
-
-template <bool kHalf>
-JAXEXT_HD JAXEXT_ALWAYS_INLINE PowersAtNode PowersAt(const PowerTerms& pt, double log_z2) {
-  PowersAtNode v;
-  if (kHalf) {
-    const double root_minus_one = Expm1OfNode(0.25 * log_z2), root = 1 + root_minus_one;
-    v.excess = 0;
-    for (int n = 0; n < 4; ++n) {
-      v.m[n] = HalfPowerMinusOne(root, root_minus_one, n + 1);
-      v.excess += pt.c[n] * v.m[n];
-    }
-  } else {
-    v.m[0] = Expm1OfNode(pt.half_alpha * log_z2);
-    v.m[1] = v.m[2] = v.m[3] = 0;
-    v.excess = pt.c[0] * v.m[0];
-  }
-  return v;
+  return {c2 * cos2, rho2, log_c2 + log_cos2, c2 * cos2 * root * inv,
+          w * (r_rmb + 0.5 * c2 * sin2), w, w * (1 - 2 * k2 * sin2)};
 }
 
 // One point's sums: P_n of each term (the P_n of its power, PowerConstants'
@@ -251,20 +214,81 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ClearPowerSums(int n, PowerSums<L>* s) {
   }
 }
 
-// One node of lane i: the powers at L = log z^2 (PowersAt), added with
-// weights w_e g (P, Q), w_r (S) and w_b (T). kDerivatives false: P alone
-// (summed as with them: the value is the same to the bit).
-template <bool kHalf, bool kDerivatives, int L>
+// One node of lane i of the one power (m = expm1(alpha L / 2) at L = log
+// z^2), added with weights w_e g (P, Q), w_r (S) and w_b (T). kDerivatives
+// false: P alone (summed as with them: the value is the same to the bit).
+template <bool kDerivatives, int L>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddPowerNode(const PowerTerms& pt, double log_z2, double g,
                                                  double w_e, double w_r, double w_b, int i,
                                                  PowerSums<L>* s) {
   const double weg = w_e * g;
-  const PowersAtNode v = PowersAt<kHalf>(pt, log_z2);
-  for (int n = 0; n < (kHalf ? 4 : 1); ++n) s->p[n][i] += weg * v.m[n];
+  const double m = Expm1OfNode(pt.half_alpha * log_z2);
+  s->p[0][i] += weg * m;
   if (kDerivatives) {
-    s->s[i] += w_r * v.excess;
-    s->t[i] += w_b * v.excess;
-    if (!kHalf) s->q[i] += weg * (1 + v.m[0]) * log_z2;
+    const double excess = pt.c[0] * m;
+    s->s[i] += w_r * excess;
+    s->t[i] += w_b * excess;
+    s->q[i] += weg * (1 + m) * log_z2;
+  }
+}
+
+// AddPowerNode's sums for the half powers (PowerTerms::half: the nonlinear
+// and square-root laws) from z^2 and rho^2 = 1 - z^2, each computed from
+// the geometry, without a logarithm, an exponential or a division by
+// rho^2: s = z^(1/2) by two square roots; with f = (1 + z)(1 + s), s - 1 =
+// -rho^2 / f (1 - z^2 = (1 - z)(1 + z), 1 - z = (1 - s)(1 + s)), exact to
+// a few ulps relative next to z = 1, and g (s - 1) = -z^2 / f; then m_n =
+// (s - 1) S_n and w_e g m_n = w_e g (s - 1) S_n, S_n = 1 + s + ... +
+// s^(n-1). (Q is the one power's alone.)
+template <bool kDerivatives, int L>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddHalfPowerNode(const PowerTerms& pt, double z2, double rho2,
+                                                     double w_e, double w_r, double w_b, int i,
+                                                     PowerSums<L>* s) {
+  const double z = Sqrt(z2), root = Sqrt(z);
+  const double inv_f = 1 / ((1 + z) * (1 + root));
+  const double weg_root_minus_one = -w_e * z2 * inv_f;
+  double sum = 1, power = 1, c_sum = 0;
+  for (int n = 0; n < 4; ++n) {
+    if (n > 0) {
+      power *= root;
+      sum += power;
+    }
+    s->p[n][i] += weg_root_minus_one * sum;
+    c_sum += pt.c[n] * sum;
+  }
+  if (kDerivatives) {
+    const double excess = -rho2 * inv_f * c_sum;
+    s->s[i] += w_r * excess;
+    s->t[i] += w_b * excess;
+  }
+}
+
+// One node of lane i from its z^2 and rho^2 (InsideNodeAt's, or the mapped
+// inside rule's): the half powers' (AddHalfPowerNode), or L and g
+// (PowerNodeOf) and the one power's (AddPowerNode).
+template <bool kHalf, bool kDerivatives, int L>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddNodeOf(const PowerTerms& pt, double z2, double rho2,
+                                              double w_e, double w_r, double w_b, int i,
+                                              PowerSums<L>* s) {
+  if constexpr (kHalf) {
+    AddHalfPowerNode<kDerivatives>(pt, z2, rho2, w_e, w_r, w_b, i, s);
+  } else {
+    const PowerNode node = PowerNodeOf(z2, rho2);
+    AddPowerNode<kDerivatives>(pt, node.log_z2, node.g, w_e, w_r, w_b, i, s);
+  }
+}
+
+// A node of the crossing rule of lane i (CrossingNodeAt's): its z^2 and
+// rho^2 for the half powers, its L and g (no logarithm of its own) for the
+// one power.
+template <bool kHalf, bool kDerivatives, int L>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddCrossingNodeOf(const PowerTerms& pt,
+                                                      const CrossingNode& node, int i,
+                                                      PowerSums<L>* s) {
+  if constexpr (kHalf) {
+    AddHalfPowerNode<kDerivatives>(pt, node.z2, node.rho2, node.w_e, node.w, node.w_b, i, s);
+  } else {
+    AddPowerNode<kDerivatives>(pt, node.log_z2, node.g, node.w_e, node.w, node.w_b, i, s);
   }
 }
 
@@ -342,7 +366,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddInsideNodes(const PowerTerms& pt, double 
       const double cos_psi = TableAt<HalfPeriodMidCos<M>>(j);
       const InsideNode node =
           InsideNodeAt(a, two_br, d2, r, cos_psi, TableAt<HalfPeriodMidOneMinusCos<M>>(j));
-      AddPowerNode<kHalf, true>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, 0, s);
+      AddNodeOf<kHalf, true>(pt, node.z2, node.rho2, node.w_e, 1.0, cos_psi, 0, s);
     }
   } else {
     constexpr Table<M> kCos = HalfPeriodMidCos<M>();
@@ -353,7 +377,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddInsideNodes(const PowerTerms& pt, double 
         const double cos_psi = kCos.v[j0 + i];
         const InsideNode node =
             InsideNodeAt(a, two_br, d2, r, cos_psi, kOneMinusCos.v[j0 + i]);
-        AddPowerNode<kHalf, true>(pt, node.log_z2, node.g, node.w_e, 1.0, cos_psi, i, s);
+        AddNodeOf<kHalf, true>(pt, node.z2, node.rho2, node.w_e, 1.0, cos_psi, i, s);
       }
     }
   }
@@ -401,7 +425,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddCrossingNodes(const PowerTerms& pt, const
       s->area[i] += node.w_e;
       s->w_r[i] += node.w;
       s->w_b[i] += node.w_b;
-      AddPowerNode<kHalf, true>(pt, node.log_z2, node.g, node.w_e, node.w, node.w_b, i, s);
+      AddCrossingNodeOf<kHalf, true>(pt, node, i, s);
     }
   }
 }
