@@ -30,6 +30,7 @@
 #include "jaxlib_ext/host_device.h"
 #include "jaxlib_ext/limb_dark/geometry.h"
 #include "jaxlib_ext/limb_dark/laws.h"
+#include "jaxlib_ext/math/branch_free.h"
 #include "jaxlib_ext/math/elementary.h"
 #include "jaxlib_ext/math/nodes.h"
 
@@ -216,14 +217,18 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void ClearPowerSums(int n, PowerSums<L>* s) {
 
 // One node of lane i of the one power (m = expm1(alpha L / 2) at L = log
 // z^2), added with weights w_e g (P, Q), w_r (S) and w_b (T). kDerivatives
-// false: P alone (summed as with them: the value is the same to the bit).
+// false: P alone, the value the same to the bit as with them: P's sums are
+// explicit fused multiply-adds where the CPU has them (branch_free::Fma),
+// since a compiler free to fuse or not may choose differently in the two
+// (clang for aarch64 vectorised the value's loop over the nodes, a multiply
+// then the adds in order).
 template <bool kDerivatives, int L>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddPowerNode(const PowerTerms& pt, double log_z2, double g,
                                                  double w_e, double w_r, double w_b, int i,
                                                  PowerSums<L>* s) {
   const double weg = w_e * g;
   const double m = Expm1OfNode(pt.half_alpha * log_z2);
-  s->p[0][i] += weg * m;
+  s->p[0][i] = branch_free::Fma(weg, m, s->p[0][i]);
   if (kDerivatives) {
     const double excess = pt.c[0] * m;
     s->s[i] += w_r * excess;
@@ -239,7 +244,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddPowerNode(const PowerTerms& pt, double lo
 // -rho^2 / f (1 - z^2 = (1 - z)(1 + z), 1 - z = (1 - s)(1 + s)), exact to
 // a few ulps relative next to z = 1, and g (s - 1) = -z^2 / f; then m_n =
 // (s - 1) S_n and w_e g m_n = w_e g (s - 1) S_n, S_n = 1 + s + ... +
-// s^(n-1). (Q is the one power's alone.)
+// s^(n-1), P's sums fused as AddPowerNode's. (Q is the one power's alone.)
 template <bool kDerivatives, int L>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddHalfPowerNode(const PowerTerms& pt, double z2, double rho2,
                                                      double w_e, double w_r, double w_b, int i,
@@ -253,7 +258,7 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE void AddHalfPowerNode(const PowerTerms& pt, doubl
       power *= root;
       sum += power;
     }
-    s->p[n][i] += weg_root_minus_one * sum;
+    s->p[n][i] = branch_free::Fma(weg_root_minus_one, sum, s->p[n][i]);
     c_sum += pt.c[n] * sum;
   }
   if (kDerivatives) {
