@@ -5,8 +5,9 @@ tables, as the doubles a compiler reads from it, do what the edge rules and
 Atan2NonNegative rely on, checked here against mpmath on their own terms:
 each Gauss-Legendre rule integrates the monomials it must integrate exactly,
 the cosine tables are cos(pi j / n) (and 1 - cos), the inside rule's
-limits keep its error at 1e-17, and the atan polynomial is within 1.5e-16
-of atan relative, over the interval it serves.
+limits keep its error at 1e-17, the atan polynomial is within 1.5e-16 of
+atan relative and the log and expm1 polynomials within 1e-17 of theirs, each
+over the interval it serves.
 """
 
 import importlib.util
@@ -62,7 +63,8 @@ class NodesTest(absltest.TestCase):
         "GaussHalfPiWeight", "GaussUnitNode", "GaussUnitWeight",
         *[f"GradedHalfPi{t}<{n}>" for t in ("Cos", "Sin2", "Weight", "LogCos2")
           for n in (32, 64)],
-        "ExponentialTermTails", "AtanCoefficients",
+        "ExponentialTermTails", "AtanCoefficients", "LogRatioCoefficients",
+        "Expm1Coefficients",
         "ExposureRuleCount", "ExposureRuleNode", "ExposureRuleWeight"]))
 
   def test_exponential_term(self):
@@ -207,6 +209,35 @@ class NodesTest(absltest.TestCase):
         poly = poly * z + c
       worst = max(worst, abs((v + v * z * poly) / mp.atan(v) - 1))
     self.assertLess(worst, 1.5e-16)
+
+  def test_log_polynomial(self):
+    # log m = 2 s P(s^2), s = (m - 1) / (m + 1), m from sqrt(1/2) to sqrt(2)
+    # (elementary.h's LogFromRatio), against mpmath's log.
+    mp.mp.dps = 30
+    low, high = mp.sqrt(mp.mpf(1) / 2), mp.sqrt(2)
+    coefficients = [mp.mpf(c) for c in self.tables["LogRatioCoefficients"]]
+    worst = 0
+    for i in range(3001):
+      m = low + (high - low) * i / 3000
+      if abs(m - 1) < mp.mpf(10) ** -20:
+        m = 1 + mp.mpf(10) ** -12
+      s = (m - 1) / (m + 1)
+      p = mp.fsum(c * (s * s) ** k for k, c in enumerate(coefficients))
+      worst = max(worst, abs(2 * s * p / mp.log(m) - 1))
+    self.assertLess(worst, 1e-17)
+
+  def test_expm1_polynomial(self):
+    # e^y - 1 = y + y^2 P(y), |y| <= log(2) / 2 (elementary.h's Expm1OfNode),
+    # against mpmath's expm1.
+    mp.mp.dps = 30
+    half_log2 = mp.log(2) / 2
+    coefficients = [mp.mpf(c) for c in self.tables["Expm1Coefficients"]]
+    worst = 0
+    for i in range(-3000, 3001):
+      y = half_log2 * i / 3000 if i else mp.mpf(10) ** -12
+      p = mp.fsum(c * y ** k for k, c in enumerate(coefficients))
+      worst = max(worst, abs((y + y * y * p) / mp.expm1(y) - 1))
+    self.assertLess(worst, 1e-17)
 
 
 if __name__ == "__main__":

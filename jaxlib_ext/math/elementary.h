@@ -85,6 +85,33 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE F Atan2NonNegative(F y, F x) {
   return a;
 }
 
+// c[0] + c[1] x + ... + c[N-1] x^(N-1) as c[0] + x Q(x), Q by Estrin's
+// scheme (pairs c[2i+1] + c[2i+2] x, then pairs of those with x^2, x^4,
+// ...): about log2(N) + 1 steps one after another where Horner's scheme
+// takes N - 1, for loops whose time is the chain of one lane's operations
+// (the power law's nodes). Where the constant term dominates (the
+// polynomials of LogFromRatio and Expm1OfNode below) it rounds as Horner's:
+// once at the last step, Q's roundings scaled by |x Q / c[0]|.
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double EstrinPolynomial(const double (&c)[N], double x) {
+  static_assert(N >= 2, "c[0] + x Q(x)");
+  double v[N];
+  int n = 0;
+  for (int i = 1; i < N; i += 2) v[n++] = i + 1 < N ? c[i] + c[i + 1] * x : c[i];
+  for (double power = x * x; n > 1; power *= power) {
+    const int pairs = n / 2;
+    for (int i = 0; i < pairs; ++i) v[i] = v[2 * i] + v[2 * i + 1] * power;
+    if (n % 2 == 1) v[pairs] = v[n - 1];
+    n = pairs + n % 2;
+  }
+  return c[0] + x * v[0];
+}
+
+// log 2 in two parts: kLn2Hi its 32 leading bits, so that k kLn2Hi is exact
+// for |k| < 2^21, and kLn2Lo = log 2 - kLn2Hi rounded.
+constexpr double kLn2Hi = 0.6931471806019545;
+constexpr double kLn2Lo = -4.2009150726810846e-11;
+
 // log(x) and expm1(x) for the edge rules' nodes, in loops a CPU compiler
 // vectorises: without branches, calls or 64-bit integer conversions (no
 // vector libm is linked; AVX2 has none of those). The device path calls
@@ -92,9 +119,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE F Atan2NonNegative(F y, F x) {
 //
 // LogOfNode(x), x a normal positive double (the nodes' z, at least 1e-300):
 // x = 2^e m with m in [sqrt(1/2), sqrt(2)) (ReduceForLog), log m = 2
-// atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172: the series 2 (s + s^3 / 3
-// + ... + s^21 / 21), whose next term is below 1e-18 relative (LogFromRatio).
-// Next to x = 1 (e = 0) it is within an ulp or two of log x, relative.
+// atanh(s) = 2 s P(s^2), s = (m - 1) / (m + 1), |s| <= 0.172, P of degree
+// 7 fitted to atanh(s) / s within 2.4e-18 (LogRatioCoefficients, nodes.h;
+// the series 1 + s^2 / 3 + s^4 / 5 + ... needs degree 10) (LogFromRatio).
+// Within 2 ulps of log x, relative (elementary_test), next to x = 1 too.
 // The two steps are host code (power_sums.h calls them apart).
 #if !JAXEXT_DEVICE_PATH
 struct LogReduction {
@@ -120,11 +148,8 @@ JAXEXT_ALWAYS_INLINE inline LogReduction ReduceForLog(double x) {
 
 // e log 2 + log m from s = (m - 1) / (m + 1).
 JAXEXT_ALWAYS_INLINE inline double LogFromRatio(double e, double s) {
-  const double s2 = s * s;
-  double series = 1.0 / 21;
-  for (int k = 19; k >= 1; k -= 2) series = series * s2 + 1.0 / k;
-  constexpr double kLn2Hi = 0.6931471805599453;       // log 2, rounded
-  constexpr double kLn2Lo = 2.3190468138462996e-17;   // log 2 - kLn2Hi
+  constexpr Table<8> kP = LogRatioCoefficients();
+  const double series = EstrinPolynomial(kP.v, s * s);
   return e * kLn2Hi + (2 * s * series + e * kLn2Lo);
 }
 #endif
@@ -153,11 +178,11 @@ JAXEXT_HD constexpr InverseFactorials MakeInverseFactorials() {
 }
 
 // Expm1OfNode(x) = e^x - 1 for x <= 700 (the nodes' alpha log z, the
-// contact rule's map): x = k log 2
-// + y, |y| <= log(2) / 2, e^x - 1 = 2^k (e^y - 1) + (2^k - 1), e^y - 1 by
-// its Taylor series to y^14 / 14! (the next term below 1e-18 relative);
-// exact to a few ulps, relative, next to x = 0 (k = 0). x below -700 gives
-// -1 (e^x < 1e-304).
+// contact rule's map): x = k log 2 + y (k log 2 in two parts, exact),
+// |y| <= log(2) / 2, e^x - 1 = 2^k (e^y - 1) + (2^k - 1), e^y - 1 = y +
+// y^2 P(y), P of degree 10 fitted within 4e-19 of e^y - 1 relative
+// (Expm1Coefficients, nodes.h; the Taylor series needs degree 12): within
+// 1 ulp relative (elementary_test). x below -700 gives -1 (e^x < 1e-304).
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double Expm1OfNode(double x) {
 #if JAXEXT_DEVICE_PATH
   return ::expm1(x);
@@ -167,11 +192,9 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double Expm1OfNode(double x) {
   constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   const double shifted = x * kInvLn2 + kRound;
   const double k = shifted - kRound;
-  const double y = (x - k * 0.6931471805599453) - k * 2.3190468138462996e-17;
-  constexpr InverseFactorials kInv = MakeInverseFactorials();
-  double taylor = kInv.v[14];
-  for (int n = 13; n >= 2; --n) taylor = taylor * y + kInv.v[n];
-  const double em1 = y + y * y * taylor;  // e^y - 1 = y + y^2 (1/2 + y/6 + ...)
+  const double y = (x - k * kLn2Hi) - k * kLn2Lo;
+  constexpr Table<11> kP = Expm1Coefficients();
+  const double em1 = y + y * y * EstrinPolynomial(kP.v, y);  // e^y - 1 = y + y^2 P(y)
   // 2^k from the integer in shifted's low bits: (k + 1023) << 52.
   std::uint64_t bits;
   __builtin_memcpy(&bits, &shifted, sizeof bits);

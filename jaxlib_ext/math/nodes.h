@@ -1485,6 +1485,39 @@ JAXEXT_HD constexpr Table<26> ExponentialTermTails() {
   }};
 }
 
+// LogFromRatio's polynomial (elementary.h): log m = 2 s P(s^2), s = (m - 1) / (m +
+// 1), m in [sqrt(1/2), sqrt(2)]; P's coefficients from the constant term up.
+JAXEXT_HD constexpr Table<8> LogRatioCoefficients() {
+  return {{
+      1.0,
+      0.33333333333333826,
+      0.19999999999649795,
+      0.14285714380601372,
+      0.11111098501112163,
+      0.09091817198776582,
+      0.07656230488116868,
+      0.07405181319909711,
+  }};
+}
+
+// Expm1OfNode's polynomial (elementary.h): e^y - 1 = y + y^2 P(y), |y| <= log(2) /
+// 2; P's coefficients from the constant term up.
+JAXEXT_HD constexpr Table<11> Expm1Coefficients() {
+  return {{
+      0.5,
+      0.16666666666666677,
+      0.04166666666666669,
+      0.008333333333321431,
+      0.0013888888888871887,
+      0.00019841269886564238,
+      2.4801587350112508e-05,
+      2.7557243817979766e-06,
+      2.755725190274902e-07,
+      2.510915989089397e-08,
+      2.0921580396635107e-09,
+  }};
+}
+
 // Atan2NonNegative's polynomial: atan(v) = v + v^3 P(v^2) for 0 <= v <=
 // tan(pi / 8), P's coefficients from the constant term up.
 JAXEXT_HD constexpr Table<11> AtanCoefficients() {

@@ -35,10 +35,11 @@ check() {  # check NAME COMMAND...: runs it, records a failure
 
 # 1. C++ tests.
 # Every op's CPU-variant and handler tests (op_targets in jaxlib_ext/ops.bzl),
-# for each op of OPS, and the known-values test of Kepler's equation.
+# for each op of OPS, the known-values test of Kepler's equation and the
+# test of the host path's logarithm and exponential (jaxlib_ext/math).
 ops=$(python3 -c 'import sys; sys.path.insert(0, "tools"); import wheel_tests
 print(" ".join(wheel_tests.top_level_literal("jaxlib_ext/ops.bzl", "OPS")))')
-targets=(//jaxlib_ext/kepler_solve:kepler_solve_known_values_test)
+targets=(//jaxlib_ext/kepler_solve:kepler_solve_known_values_test //jaxlib_ext/math:elementary_test)
 for op in $ops; do
   targets+=("//jaxlib_ext/$op:${op}_cpu_isa_test" "//jaxlib_ext/$op:${op}_cpu_handler_test")
 done
@@ -55,7 +56,10 @@ for target in "${targets[@]}"; do
   # checks and dispatch, every buffer) is the same for every variant, the
   # variants' agreement is the ISA tests', and the emulated SVE costs about
   # 3 of the leg's minutes there (the Python tests run the sve variant).
-  [[ $test == *_handler_test ]] && cpus=("$without_sve")
+  # elementary_test has no variants: once too.
+  one_cpu=false
+  [[ $test == *_handler_test || $test == elementary_test ]] && one_cpu=true
+  $one_cpu && cpus=("$without_sve")
   for cpu in "${cpus[@]}"; do
     log="$work/$test.$([ "$cpu" = "$with_sve" ] && echo sve || echo nosve).log"
     check "$test, QEMU_CPU=$cpu" env QEMU_CPU="$cpu" "${run[@]}" "$work/$test" >"$log" 2>&1 ||
@@ -63,7 +67,7 @@ for target in "${targets[@]}"; do
     cat "$log"
     # With SVE the sve variant must have run; without, it must be skipped
     # (the handler tests run the variant the CPU picks, and name none).
-    [[ $test == *_handler_test ]] && continue
+    $one_cpu && continue
     if [ "$cpu" = "$with_sve" ] && grep -q "SKIP.*sve\|sve=SKIPPED" "$log"; then
       echo "--- arm64: FAILED: the sve variant did not run on a CPU with SVE"; failed=1
     fi
