@@ -85,6 +85,13 @@ void LowOrderBlocks(const double* g, const double* g3, const double* q, int orde
     T* __restrict fr = kDerivatives ? d_dr + start : nullptr;
     T* __restrict fu1 = kU && order >= 1 ? d_du[0] + start : unused1;
     T* __restrict fu2 = kU && order >= 2 ? d_du[1] + start : unused2;
+    // Two vectors of points a step: each point is a long chain of
+    // dependent divisions and square roots (Bulirsch's iteration, the
+    // angles), and two independent chains side by side keep the core's
+    // units busier (about 5% on Zen 5, with AVX2 and AVX-512).
+#ifdef __clang__
+#pragma clang loop interleave_count(2)
+#endif
     for (size_t i = 0; i < m; ++i) {
       const LowOrderPoint p = LowOrderLightCurvePoint(
           static_cast<double>(bb[i]), static_cast<double>(rr[i]), g3, norm);
