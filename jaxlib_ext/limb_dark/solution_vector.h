@@ -41,22 +41,24 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE CelArgsOf<F> ThirdCelArgs(const GeometryOf<F>& ge
 }
 using CelArgs = CelArgsOf<double>;
 
-// Lambda(b, r) of the linear term and its derivatives (sec. 5.1, 5.3), for an
-// overlapping configuration (|b - r| < 1, r > 0), cases in the paper's order.
+// pi Lambda(b, r) of the linear term and its derivatives (sec. 5.1, 5.3),
+// for an overlapping configuration (|b - r| < 1, r > 0), cases in the
+// paper's order. s_1 takes Lambda times pi, and the paper's forms of Lambda
+// divide by pi: kept times pi, neither the division nor the product is
+// rounded (nor computed).
 template <typename F>
 struct LambdaOf {
-  F value, d_db, d_dr;
+  F value, d_db, d_dr;  // pi Lambda, pi dLambda/db, pi dLambda/dr
 };
 using Lambda = LambdaOf<double>;
 
-// Lambda for a generic configuration (b > 0, b != r, kc > 0), crossing
+// pi Lambda for a generic configuration (b > 0, b != r, kc > 0), crossing
 // (k^2 < 1) or inside (k^2 > 1), from D, C, E (CelP1) and the cel of
 // ThirdCelArgs. Both forms are computed and one selected (no branches).
 template <typename F>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE LambdaOf<F> LambdaFromCel(const GeometryOf<F>& geo,
                                                         const CelBasisOf<F>& cb, F third) {
   const F b = geo.b, r = geo.r, kc = geo.kc;
-  const F pi = F(kPi);
   // k^2 < 1; b^2 - r^2 as (b - r)(b + r): next to b = r, b * b - r * r
   // lost ~1e-8 of it without FMA. d_db and d_dr are cel(kc, 1, -2 r,
   // (1 - (b + r)^2) / b) and cel(kc, 1, 2 r (1 - (b - r)^2), 0) written with
@@ -65,21 +67,20 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LambdaOf<F> LambdaFromCel(const GeometryOf<F>& ge
   // The derivatives multiply by reciprocals (one division each, shared):
   // a rounding more than dividing, far below their accuracy (~1e-13).
   const F inv_b = 1 / b;
-  const F inv_pi_sqrt_br = 1 / (pi * sqrt_br);
+  const F inv_sqrt_br = 1 / sqrt_br;
   const F cross_value =
-      geo.one_minus_bmr2 / (9 * pi * sqrt_br) *
+      geo.one_minus_bmr2 / (9 * sqrt_br) *
       (kc * kc * ((b - r) * (b + r)) * third - (3 - 6 * r * r - 2 * b * r) * cb.d -
        4 * b * r * cb.e);
-  const F cross_dr = 2 * r * geo.one_minus_bmr2 * cb.d * inv_pi_sqrt_br;
-  const F cross_db = geo.one_minus_bmr2 * inv_pi_sqrt_br * F(1.0 / 3) *
+  const F cross_dr = 2 * r * geo.one_minus_bmr2 * cb.d * inv_sqrt_br;
+  const F cross_db = geo.one_minus_bmr2 * inv_sqrt_br * F(1.0 / 3) *
                      (-2 * r * cb.d + geo.one_minus_bpr2 * inv_b * cb.c);
   // k^2 > 1; cel(kc, 1, -1, kc^2) = -D + kc^2 C.
   const F s = Sqrt(geo.one_minus_bmr2);
   const F in_value =
-      2 * s / (9 * pi) *
-      (geo.one_minus_bpr2 * third - (4 - 7 * r * r - b * b) * cb.e);
-  const F in_db = r * F(4 / (3 * kPi)) * s * (-cb.d + kc * kc * cb.c);
-  const F in_dr = r * F(4 / kPi) * s * cb.e;
+      F(2.0 / 9) * s * (geo.one_minus_bpr2 * third - (4 - 7 * r * r - b * b) * cb.e);
+  const F in_db = r * F(4.0 / 3) * s * (-cb.d + kc * kc * cb.c);
+  const F in_dr = 4 * r * s * cb.e;
   return {geo.inside ? in_value : cross_value, geo.inside ? in_db : cross_db,
           geo.inside ? in_dr : cross_dr};
 }
@@ -88,24 +89,22 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& geo) {
   const double b = geo.b, r = geo.r;
   if (b == 0) {
     const double s = Sqrt((1 - r) * (1 + r));
-    return {-2.0 / 3.0 * s * s * s, 0, 2 * r * s};
+    return {-2 * kPi / 3 * s * s * s, 0, 2 * kPi * r * s};
   }
   if (b == r) {
     if (r == 0.5) {
-      return {1.0 / 3.0 - 4.0 / (9 * kPi), -2.0 / (3 * kPi), 2.0 / kPi};
+      return {kPi / 3 - 4.0 / 9, -2.0 / 3, 2.0};
     }
     if (r < 0.5) {
       const double m = 4 * r * r;
       const double kc = Sqrt((1 - 2 * r) * (1 + 2 * r));
-      return {1.0 / 3.0 + 2.0 / (9 * kPi) * Cel(kc, 1, m - 3, (1 - m) * (2 * m - 3)),
-              4 * r / (3 * kPi) * Cel(kc, 1, -1, kc * kc),
-              4 * r / kPi * Cel(kc, 1, 1, kc * kc)};
+      return {kPi / 3 + 2.0 / 9 * Cel(kc, 1, m - 3, (1 - m) * (2 * m - 3)),
+              4 * r / 3 * Cel(kc, 1, -1, kc * kc), 4 * r * Cel(kc, 1, 1, kc * kc)};
     }
     const double m = 1 / (4 * r * r);
     const double kc = Sqrt(1 - m);
-    return {1.0 / 3.0 + 4 * r / (9 * kPi) * Cel(kc, 1, 1 - 3 * m, m - 1),
-            -2.0 / (3 * kPi) * Cel(kc, 1, 1, 2 * kc * kc),
-            2.0 / kPi * Cel(kc, 1, 1, 0)};
+    return {kPi / 3 + 4 * r / 9 * Cel(kc, 1, 1 - 3 * m, m - 1),
+            -2.0 / 3 * Cel(kc, 1, 1, 2 * kc * kc), 2 * Cel(kc, 1, 1, 0)};
   }
   // b + r = 1 exactly (kc is 0 there and only there: Kahan's product in
   // MakeGeometry is exact at contact). Not where b + r merely rounds to 1:
@@ -115,10 +114,10 @@ JAXEXT_HD Lambda LinearLambda(const Geometry& geo) {
   if (geo.kc == 0) {
     const double s = Sqrt(r * (1 - r));
     const double theta = r > 0.5 ? 1 : 0;
-    return {2.0 / (9 * kPi) *
+    return {2.0 / 9 *
                 (3 * Acos(1 - 2 * r) - 2 * (3 + 2 * r - 8 * r * r) * Sqrt(r * b) -
                  3 * kPi * theta),
-            -8 * r / (3 * kPi) * s, 8 * r / kPi * s};
+            -8 * r / 3 * s, 8 * r * s};
   }
   const CelArgs third = ThirdCelArgs(geo);
   return LambdaFromCel(geo, CelP1(geo.kc), Cel(geo.kc, third.p, third.a, third.b));
@@ -212,10 +211,10 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE LowOrderOf<F> LowOrderTerms(const GeometryOf<F>& 
   o.ds_db[0] = geo.inside ? F(0) : 2 * geo.kite * inv_b;
   // s_1, the linear term (sec. 5).
   const F theta = r > b ? 1 : 0;
-  o.deficit[1] = -pi * lambda.value - two_pi_3 * theta;
+  o.deficit[1] = -lambda.value - two_pi_3 * theta;  // lambda: pi Lambda
   o.s[1] = two_pi_3 + o.deficit[1];
-  o.ds_db[1] = -pi * lambda.d_db;
-  o.ds_dr[1] = -pi * lambda.d_dr;
+  o.ds_db[1] = -lambda.d_db;
+  o.ds_dr[1] = -lambda.d_dr;
   // s_2, the quadratic term (sec. 6): s_2 = 2 s_0 + 4 pi eta - 2 pi, written
   // with the kappa1 terms and the 2 pi cancelled by hand (kappa0 = pi and no
   // kite inside): a smaller difference to round. Its terms still grow as r^4
