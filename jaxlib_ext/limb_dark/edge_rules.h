@@ -84,23 +84,58 @@ JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeAtLimb(const double* q, int degree) {
   return p1;
 }
 
+// The rules on a GPU (JAXEXT_DEVICE_PATH): one node after another straight
+// into the sums, the loop rolled and the nodes' tables read with TableAt
+// (constant memory), where the CPU's arrays of a rule's N values per
+// thread would live in local memory (the sums' order differs from
+// SumOfNodes' by rounding). EdgeHornerAt: EdgeHornerNodes' value at one
+// node, the same steps.
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double EdgeHornerAt(const double* q, int degree, double z) {
+  const double w = 1 - z;
+  double h = q[degree];
+  for (int m = degree - 1; m >= 0; --m) h = h * w + q[m];
+  return h / (1 + z);
+}
+
+template <int N, typename NodeAt>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double SumNodeByNode(const NodeAt& node_at) {
+  double sum = 0;
+  JAXEXT_NO_UNROLL
+  for (int j = 0; j < N; ++j) sum += node_at(j);
+  return sum;
+}
+
 // The trapezoidal rule over the whole edge of an occultor inside the disk,
 // psi in [-pi, pi] in 2 (N - 1) steps, for integrands even in psi: its N
 // nodes in [0, pi], the end ones at half weight. Fills z[j] = sqrt(a + 2 b
 // r cos psi_j) (a = 1 - b^2 - r^2) and edge[j] = (r^2 - b r cos psi_j)
 // times the node's weight, and returns twice the step (each node but the
 // ends stands for two), by which the sum of the nodes' values is multiplied.
+// HalfPeriodNodeAt: node j's z and edge from cos psi_j (r2 = r^2, br = b r).
+struct HalfPeriodNode {
+  double z, edge;
+};
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE HalfPeriodNode HalfPeriodNodeAt(int j, double cos_psi, double r2,
+                                                               double br, double a) {
+  const double weight = (j == 0 || j == N - 1) ? 0.5 : 1.0;
+  return {Sqrt(a + 2 * br * cos_psi), weight * (r2 - br * cos_psi)};
+}
+template <int N>
+JAXEXT_HD JAXEXT_ALWAYS_INLINE double HalfPeriodTwiceStep() {
+  return 2 * (2 * kPi / (2 * (N - 1)));
+}
 template <int N>
 JAXEXT_HD JAXEXT_ALWAYS_INLINE double HalfPeriodNodes(double b, double r, double a, double* z,
                                                       double* edge) {
   constexpr Table<N> kCos = HalfPeriodCos<N>();
   const double r2 = r * r, br = b * r;
   for (int j = 0; j < N; ++j) {
-    const double weight = (j == 0 || j == N - 1) ? 0.5 : 1.0;
-    z[j] = Sqrt(a + 2 * br * kCos.v[j]);
-    edge[j] = weight * (r2 - br * kCos.v[j]);
+    const HalfPeriodNode node = HalfPeriodNodeAt<N>(j, kCos.v[j], r2, br, a);
+    z[j] = node.z;
+    edge[j] = node.edge;
   }
-  return 2 * (2 * kPi / (2 * (N - 1)));
+  return HalfPeriodTwiceStep<N>();
 }
 
 // For an occultor inside the disk (b + r <= 1) with x = 2 b r / a <= 1/2
@@ -131,6 +166,27 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
                                    double* s, double* deficit1,
                                    const double* q, int degree, double* blocked) {
   constexpr int kNodes = 17;
+#if JAXEXT_DEVICE_PATH
+  const double r2 = r * r, br = b * r, twice_step = HalfPeriodTwiceStep<kNodes>();
+  double linear = 0, law = 0;
+  for (int n = 3; n <= n_max; ++n) s[n] = 0;
+  JAXEXT_NO_UNROLL
+  for (int j = 0; j < kNodes; ++j) {
+    const HalfPeriodNode node =
+        HalfPeriodNodeAt<kNodes>(j, TableAt<HalfPeriodCos<kNodes>>(j), r2, br, a);
+    const double z = node.z;
+    linear += (z + 1 / (1 + z)) * node.edge;
+    if (q) law += EdgeHornerAt(q, degree, z) * node.edge;
+    double term = z * z * z * node.edge;
+    for (int n = 3; n <= n_max; ++n) {
+      s[n] += term;
+      term *= z;
+    }
+  }
+  if (q) *blocked = twice_step * law;
+  for (int n = 3; n <= n_max; ++n) s[n] = -twice_step * s[n];
+  *deficit1 = -twice_step * linear / 3;
+#else
   double z[kNodes], edge[kNodes], term[kNodes], linear[kNodes];
   const double twice_step = HalfPeriodNodes<kNodes>(b, r, a, z, edge);
   for (int j = 0; j < kNodes; ++j) {
@@ -148,6 +204,7 @@ JAXEXT_HD void InsideEdgeIntegrals(double b, double r, double a, int n_max,
     for (int j = 0; j < kNodes; ++j) term[j] *= z[j];
   }
   *deficit1 = -twice_step * SumOfNodes<kNodes>(linear) / 3;
+#endif
 }
 
 // InsideEdgeFlux serves x = 2 b r / (1 - b^2 - r^2) up to this (where
@@ -161,11 +218,20 @@ constexpr double kWideEdgeRuleMaxX = 0.85;
 // distance acosh(1 / x) from the real axis) come nearer as x grows.
 JAXEXT_HD double InsideEdgeFlux(double b, double r, double a, const double* q, int degree) {
   constexpr int kNodes = 33;
+#if JAXEXT_DEVICE_PATH
+  const double r2 = r * r, br = b * r;
+  return HalfPeriodTwiceStep<kNodes>() * SumNodeByNode<kNodes>([&](int j) {
+           const HalfPeriodNode node =
+               HalfPeriodNodeAt<kNodes>(j, TableAt<HalfPeriodCos<kNodes>>(j), r2, br, a);
+           return EdgeHornerAt(q, degree, node.z) * node.edge;
+         });
+#else
   double z[kNodes], edge[kNodes], law[kNodes];
   const double twice_step = HalfPeriodNodes<kNodes>(b, r, a, z, edge);
   EdgeHornerNodes<kNodes>(q, degree, z, law);
   for (int j = 0; j < kNodes; ++j) law[j] *= edge[j];
   return twice_step * SumOfNodes<kNodes>(law);
+#endif
 }
 
 // CrossingEdgeFlux serves crossing occultors with k^2 below this: the
@@ -190,22 +256,32 @@ constexpr double kCrossingRuleMaxK2 = 0.95;
 // accuracy: docs/accuracy_and_speed.md, the edge rules).
 JAXEXT_HD double CrossingEdgeFlux(const Geometry& geo, const double* q, int degree) {
   constexpr int kNodes = 32;
-  // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
-  constexpr Table<kNodes> kCos = GaussHalfPiCos();
-  constexpr Table<kNodes> kSin2 = GaussHalfPiSin2();
-  constexpr Table<kNodes> kWeight = GaussHalfPiWeight();
   const double b = geo.b, r = geo.r;
   const double c2 = geo.one_minus_bmr2, c = Sqrt(c2), k2 = geo.k2;
   const double r_rmb = r * (r - b);
+  // theta_j, w_j: Gauss-Legendre on [0, pi/2]; cos(theta_j), sin^2(theta_j).
+  // Node j's weight, times F(z_j) its value.
+  const auto weight = [&](double w, double cos_t, double sin2) JAXEXT_ALWAYS_INLINE {
+    return w * (r_rmb + 0.5 * c2 * sin2) * cos_t / Sqrt(1 - k2 * sin2);
+  };
+#if JAXEXT_DEVICE_PATH
+  const double sum = SumNodeByNode<kNodes>([&](int j) {
+    const double cos_t = TableAt<GaussHalfPiCos>(j);
+    return EdgeHornerAt(q, degree, c * cos_t) *
+           weight(TableAt<GaussHalfPiWeight>(j), cos_t, TableAt<GaussHalfPiSin2>(j));
+  });
+#else
+  constexpr Table<kNodes> kCos = GaussHalfPiCos();
+  constexpr Table<kNodes> kSin2 = GaussHalfPiSin2();
+  constexpr Table<kNodes> kWeight = GaussHalfPiWeight();
   double z[kNodes], v[kNodes];
   for (int j = 0; j < kNodes; ++j) z[j] = c * kCos.v[j];
   EdgeHornerNodes<kNodes>(q, degree, z, v);
-  for (int j = 0; j < kNodes; ++j) {
-    v[j] *= kWeight.v[j] * (r_rmb + 0.5 * c2 * kSin2.v[j]) * kCos.v[j] /
-            Sqrt(1 - k2 * kSin2.v[j]);
-  }
+  for (int j = 0; j < kNodes; ++j) v[j] *= weight(kWeight.v[j], kCos.v[j], kSin2.v[j]);
+  const double sum = SumOfNodes<kNodes>(v);
+#endif
   // Both halves of the arc, times 2 k from dpsi.
-  return 2 * geo.kappa1 * EdgeAtLimb(q, degree) + 4 * Sqrt(k2) * SumOfNodes<kNodes>(v);
+  return 2 * geo.kappa1 * EdgeAtLimb(q, degree) + 4 * Sqrt(k2) * sum;
 }
 
 // P(w2) and the divided difference (P(w1) - P(w2)) / (w1 - w2) of the edge
@@ -313,9 +389,11 @@ constexpr double kContactMinK = 1e-10;
 // Its accuracy: docs/accuracy_and_speed.md, the edge rules.
 JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degree) {
   constexpr int kNodes = 32;
+#if !JAXEXT_DEVICE_PATH
   // Gauss-Legendre on [0, 1]: nodes and weights.
   constexpr Table<kNodes> kNode = GaussUnitNode();
   constexpr Table<kNodes> kWeight = GaussUnitWeight();
+#endif
   const double b = geo.b, r = geo.r, br = b * r, root_br = Sqrt(br);
   const double z2_min = geo.one_minus_bpr2;  // Z^2: z^2 at u = 0, < 0 crossing
   const bool crossing = !geo.inside;
@@ -323,29 +401,45 @@ JAXEXT_HD double ContactEdgeFlux(const Geometry& geo, const double* q, int degre
   const double eps = crossing ? Asin(Min(1.0, kp)) : kp;
   const double u_lo = crossing ? 2 * eps : 0.0;
   const double r_rpb = r * (r + b);
-  double x[kNodes], v[kNodes];
-  // F(X) E over [u_lo, pi].
+  // F(X) E over [u_lo, pi]: X at node s of [0, 1].
   const double span = kPi - u_lo;
-  for (int j = 0; j < kNodes; ++j) {
-    x[j] = 2 * root_br * SinCosOfNode(0.5 * (u_lo + span * kNode.v[j])).sin;
+  const auto x_at = [&](double s) JAXEXT_ALWAYS_INLINE {
+    return 2 * root_br * SinCosOfNode(0.5 * (u_lo + span * s)).sin;
+  };
+  // D E, t in [0, t_max] (u = pi at t_max): node s of [0, 1], weight w.
+  const auto d_at = [&](const ContactMap& map, double s, double w) JAXEXT_ALWAYS_INLINE {
+    const ContactPoint p = ContactMapAt(map, map.t_max * s);
+    const double z = Sqrt(Max(p.z2, 0.0));
+    const double x = 2 * root_br * p.sin_half;
+    double p_x, dd;
+    EdgeDividedDifference(q, degree, 1 - z, 1 - x, &p_x, &dd);
+    const double d = -(z2_min / (z + x)) * (dd + p_x / (1 + x)) / (1 + z);
+    return w * p.du * d * (r_rpb - 2 * br * p.sin_half * p.sin_half);
+  };
+#if JAXEXT_DEVICE_PATH
+  double arc = span * SumNodeByNode<kNodes>([&](int j) {
+                 const double x = x_at(TableAt<GaussUnitNode>(j));
+                 return EdgeHornerAt(q, degree, x) *
+                        (TableAt<GaussUnitWeight>(j) * (r_rpb - 0.5 * x * x));
+               });
+  if (kp >= kContactMinK) {
+    const ContactMap map = MakeContactMap(geo, eps);
+    arc += map.t_max * SumNodeByNode<kNodes>([&](int j) {
+             return d_at(map, TableAt<GaussUnitNode>(j), TableAt<GaussUnitWeight>(j));
+           });
   }
+#else
+  double x[kNodes], v[kNodes];
+  for (int j = 0; j < kNodes; ++j) x[j] = x_at(kNode.v[j]);
   EdgeHornerNodes<kNodes>(q, degree, x, v);
   for (int j = 0; j < kNodes; ++j) v[j] *= kWeight.v[j] * (r_rpb - 0.5 * x[j] * x[j]);
   double arc = span * SumOfNodes<kNodes>(v);
-  // D E, t in [0, t_max] (u = pi at t_max).
   if (kp >= kContactMinK) {
     const ContactMap map = MakeContactMap(geo, eps);
-    for (int j = 0; j < kNodes; ++j) {
-      const ContactPoint p = ContactMapAt(map, map.t_max * kNode.v[j]);
-      const double z = Sqrt(Max(p.z2, 0.0));
-      const double x = 2 * root_br * p.sin_half;
-      double p_x, dd;
-      EdgeDividedDifference(q, degree, 1 - z, 1 - x, &p_x, &dd);
-      const double d = -(z2_min / (z + x)) * (dd + p_x / (1 + x)) / (1 + z);
-      v[j] = kWeight.v[j] * p.du * d * (r_rpb - 2 * br * p.sin_half * p.sin_half);
-    }
+    for (int j = 0; j < kNodes; ++j) v[j] = d_at(map, kNode.v[j], kWeight.v[j]);
     arc += map.t_max * SumOfNodes<kNodes>(v);
   }
+#endif
   return (crossing ? 2 * geo.kappa1 * EdgeAtLimb(q, degree) : 0.0) + 2 * arc;
 }
 
