@@ -159,19 +159,40 @@ JAXEXT_HD void LightCurveElement(const T* u, const T* b, const T* r, int order,
     for (int j = 0; d_du[0] && j < order; ++j) d_du[j][i] = static_cast<T>(NaN());
     return;
   }
-  double g[kMax + 1], q[kMax + 2], ds[kMax + 1];
-  const double norm = GreensRow<kMax>(u + (i / group_size) * order, order, g, q);
-  const Flux f = LightCurvePoint<kMax, kRule>(static_cast<double>(b[i]),
-                                              static_cast<double>(r[i]), g, q, order, norm, ds);
+  // The law's g and q in a scope of their own, not held with dF/du's work
+  // (which is ds itself); on the GPU, for laws of three or more
+  // coefficients, the edge rule's flux (EdgeBlocked) first, then g in q's
+  // array: a thread's stack holds one array of up to 35 values less.
+  const T* law = u + (i / group_size) * order;
+  const double bi = static_cast<double>(b[i]), ri = static_cast<double>(r[i]);
+  double ds[kMax + 1], norm;
+  Flux f;
+#if JAXEXT_DEVICE_PATH
+  if constexpr (kMax >= 3 && kRule != kNoEdgeRule) {
+    const detail::PointSetUp point = detail::SetUpPoint(bi, ri);
+    double edge = 0, q_then_g[kMax + 2];
+    if (order >= 3 && point.overlap == detail::Overlap::kPartial) {
+      EdgePolynomial(law, order, q_then_g);
+      edge = EdgeBlocked<kRule>(point.b, ri, q_then_g, order);
+    }
+    GreensCoefficients(law, order, q_then_g);
+    norm = Normalisation(law, order);
+    f = LightCurvePoint<kMax, kRule>(bi, ri, q_then_g, nullptr, order, norm, ds, &edge);
+  } else
+#endif
+  {
+    double g[kMax + 1], q[kMax + 2];
+    norm = GreensRow(law, order, g, q);
+    f = LightCurvePoint<kMax, kRule>(bi, ri, g, q, order, norm, ds);
+  }
   flux[i] = static_cast<T>(f.value);
   if (d_db) {  // null: the value alone
     d_db[i] = static_cast<T>(f.d_db);
     d_dr[i] = static_cast<T>(f.d_dr);
   }
   if (d_du[0]) {
-    double du[kMax];
-    FluxGradientInU<kMax>(ds, f.value, norm, order, du);
-    for (int j = 0; j < order; ++j) d_du[j][i] = static_cast<T>(du[j]);
+    FluxGradientInUBy(ds, f.value, norm, order, ds,
+                      [&](int j, double du) { d_du[j][i] = static_cast<T>(du); });
   }
 }
 
@@ -232,8 +253,8 @@ JAXEXT_HD bool LowOrderFastElementIn(const T* u, const T* b, const T* r, int ord
   const T* row = u + (i / group_size) * order;
   const double u2[2] = {order >= 1 ? static_cast<double>(row[0]) : 0.0,
                         order >= 2 ? static_cast<double>(row[1]) : 0.0};
-  double g64[3], work[5];
-  GreensCoefficients(u2, 2, g64, work);
+  double g64[3];
+  GreensCoefficients(u2, 2, g64);
   const double norm64 = Normalisation(u2, 2);
   const M g[3] = {static_cast<M>(g64[0]), static_cast<M>(g64[1]), static_cast<M>(g64[2])};
   const M norm = static_cast<M>(norm64);
@@ -439,7 +460,7 @@ JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, PolynomialCurve
   const bool accepted = law == Law::kPolynomial && order >= 0 && order <= kMax;
   row->order = accepted ? order : -1;
   row->n_du = accepted ? order : 0;
-  row->norm = accepted ? GreensRow<kMax>(u, order, row->g, row->q) : NaN();
+  row->norm = accepted ? GreensRow(u, order, row->g, row->q) : NaN();
 }
 
 template <int kMax>

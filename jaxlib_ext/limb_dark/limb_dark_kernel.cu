@@ -88,9 +88,11 @@ enum Family : int {
 // multiprocessor at once (__launch_bounds__), which caps its registers per
 // thread (65536 registers per multiprocessor on sm_80 and sm_90); 1: no cap
 // but the block's. The tabulated law's kernel: 4, 128 registers (138
-// uncapped, nothing spilled either way; nvcc 13.5, sm_90).
+// uncapped, nothing spilled either way; nvcc 13.5, sm_90). The polynomial
+// laws' of three or more coefficients: 4 (94 registers, nothing spilled;
+// 134 uncapped before their edge rules ran a node at a time).
 template <int kFamily>
-constexpr int kMinBlocks = kFamily == Family::kTabulated ? 4
+constexpr int kMinBlocks = kFamily == Family::kTabulated || kFamily == Family::kPolynomial ? 4
                            : kFamily != Family::kLowOrder ? 1
                            : JAXEXT_LOW_ORDER_ONE_PASS    ? 5
                                                           : JAXEXT_LOW_ORDER_MIN_BLOCKS;

@@ -24,7 +24,9 @@ using namespace ::jaxext::math;
 // |b|, and d_db its derivative in b itself (of the sign of b: F is even in
 // b); r < 0 or NaN/inf in b or r give NaN everywhere. kMax: the largest
 // order the caller passes, and kRule the point's edge rule
-// (SolutionVector's).
+// (SolutionVector's). edge: null, or the flux the law blocks by its edge
+// rule (EdgeBlocked, computed before), for a caller that passes no q (laws
+// of three or more coefficients; used only where an edge rule serves).
 template <typename F>
 struct FluxOf {
   F value, d_db, d_dr;
@@ -33,7 +35,8 @@ using Flux = FluxOf<double>;
 
 template <int kMax = kMaxOrder, int kRule = kChooseRule>
 JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double* q,
-                               int order, double norm, double* ds) {
+                               int order, double norm, double* ds,
+                               const double* edge = nullptr) {
   using namespace detail;
   const double sign_b = b < 0 ? -1.0 : 1.0;
   b = Abs(b);
@@ -64,6 +67,7 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
   // ulps of |g_0| + |g_1| where a compiler fuses one sum and not the other
   // (beyond 1e-15 with 32 coefficients, seen on aarch64).
   // Where an edge rule serves, the value from it (SolutionVector).
+  if (edge) edge_blocked = *edge;
   const double value = hidden      ? -norm / norm
                        : with_edge ? -edge_blocked / norm
                                    : blocked / norm;

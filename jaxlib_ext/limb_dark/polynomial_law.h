@@ -43,10 +43,12 @@ JAXEXT_HD void GreensRecursion(const double* p, int order, const Visit& visit) {
 }
 
 // The Green's-basis coefficients g_0..g_N of the law with coefficients
-// u_1..u_N (u[0..N-1]). g must hold N + 1 values (and work N + 1: p).
-JAXEXT_HD void GreensCoefficients(const double* u, int order, double* g, double* work) {
-  PolynomialBasis(u, order, work);
-  GreensRecursion(work, order, [&](int n, double gn) { g[n] = gn; });
+// u_1..u_N (u[0..N-1], any float type). g must hold N + 1 values: p first,
+// then g over it (the recursion reads p_n before it writes g_n).
+template <typename T>
+JAXEXT_HD void GreensCoefficients(const T* u, int order, double* g) {
+  PolynomialBasis(u, order, g);
+  GreensRecursion(g, order, [&](int n, double gn) { g[n] = gn; });
 }
 
 // Whether every g_k of GreensCoefficients is finite (the same p and the
@@ -60,16 +62,18 @@ JAXEXT_HD bool GreensFinite(const T* u, int order) {
   return finite;
 }
 
-// The edge polynomial of the law with coefficients u_1..u_N (u[0..N-1]):
+// The edge polynomial of the law with coefficients u_1..u_N (u[0..N-1],
+// any float type):
 // q[0..N+1] with P(w) = sum_m q_m w^m = H(rho) / rho^2 (1 + z), w = 1 - z,
 // H the integral of I rho' drho' from 0 to rho (EdgeHornerNodes). With a_0 = 1,
 // a_n = -u_n (I = sum_n a_n w^n) and z dz = -(1 - w) dw, H = sum_n a_n
 // (w^(n+1) / (n + 1) - w^(n+2) / (n + 2)) and rho^2 = w (2 - w), so
 // q_m = (a_m - a_{m-1}) / (m + 1).
-JAXEXT_HD void EdgePolynomial(const double* u, int order, double* q) {
+template <typename T>
+JAXEXT_HD void EdgePolynomial(const T* u, int order, double* q) {
   double previous = 0;  // a_{m-1}
   for (int m = 0; m <= order + 1; ++m) {
-    const double a = m == 0 ? 1.0 : m <= order ? -u[m - 1] : 0.0;
+    const double a = m == 0 ? 1.0 : m <= order ? -static_cast<double>(u[m - 1]) : 0.0;
     q[m] = (a - previous) / (m + 1);
     previous = a;
   }
@@ -101,32 +105,33 @@ JAXEXT_HD double Normalisation(const T* u, int order) {
 }
 
 // g[0..order] and q[0..order + 1] (EdgePolynomial) of the law with
-// coefficients u[0..order-1] (any float type), and the flux normalisation
-// (Normalisation). kMax: the largest order the caller passes, which sizes
-// the work arrays (here and below: a GPU kernel for laws of at most two
-// coefficients keeps arrays of three values, not of kMaxOrder + 1).
-template <int kMax = kMaxOrder, typename T>
+// coefficients u[0..order-1] (any float type, read where it lies), and the
+// flux normalisation (Normalisation). kMax (below): the largest order the
+// caller passes, which sizes the work arrays (a GPU kernel for laws of at
+// most two coefficients keeps arrays of three values, not of kMaxOrder +
+// 1).
+template <typename T>
 JAXEXT_HD double GreensRow(const T* u, int order, double* g, double* q) {
-  double ud[kMax > 0 ? kMax : 1], work[kMax + 3];
-  for (int k = 0; k < order; ++k) ud[k] = static_cast<double>(u[k]);
-  GreensCoefficients(ud, order, g, work);
-  EdgePolynomial(ud, order, q);
-  return Normalisation(ud, order);
+  GreensCoefficients(u, order, g);
+  EdgePolynomial(u, order, q);
+  return Normalisation(u, order);
 }
 
-// The gradient in u of a function of g: du[j - 1] = sum_k dg[k] dg_k/du_j
-// for j = 1..N, from dg[0..N] = its gradient in g. GreensCoefficients'
-// map u -> p -> g is linear, and this is its transpose: first y = dF/dp
-// (g_n = c_n p_n + d_n g_{n+2}, so y_m = c_m a_m with a_m = dg_m + d_{m-2}
-// a_{m-2}), then dF/du_j = sum_{i<=j} (-1)^(i+1) C(j, i) y_i. F: double,
-// or float (the float32 low-order path, limb_dark.h).
-template <int kMax = kMaxOrder, typename F>
-JAXEXT_HD void GreensTranspose(const F* dg, int order, F* du) {
-  F y[kMax + 1];
+// The gradient in u of a function of g: dF/du_j = sum_k dg_k dg_k/du_j for
+// j = 1..N, handed to store(j - 1, dF/du_j), from dg_k = dg_at(k), k =
+// 0..N, its gradient in g (dg_at called once for each k, in order, before
+// y[k] is written: y[0..N], the work array, may be what dg_at reads).
+// GreensCoefficients' map u -> p -> g is linear, and this is its
+// transpose: first y = dF/dp (g_n = c_n p_n + d_n g_{n+2}, so y_m = c_m a_m
+// with a_m = dg_m + d_{m-2} a_{m-2}), then dF/du_j = sum_{i<=j} (-1)^(i+1)
+// C(j, i) y_i. F: double, or float (the float32 low-order path,
+// limb_dark.h).
+template <typename F, typename DgAt, typename Store>
+JAXEXT_HD void GreensTransposeBy(const DgAt& dg_at, int order, F* y, const Store& store) {
   F a_back2 = 0, a_back1 = 0;  // a_{m-2}, a_{m-1}
   for (int m = 0; m <= order; ++m) {
     const F d = m >= 4 ? 1 : m;  // d_{m-2}: 1 from n = 2 on, else n + 2
-    const F a = dg[m] + d * a_back2;
+    const F a = dg_at(m) + d * a_back2;
     y[m] = m >= 2 ? a / (m + 2) : a;
     a_back2 = a_back1;
     a_back1 = a;
@@ -138,25 +143,40 @@ JAXEXT_HD void GreensTranspose(const F* dg, int order, F* du) {
       sum += (i % 2 == 1 ? binom : -binom) * y[i];
       binom = binom * (j - i) / (i + 1);
     }
-    du[j - 1] = sum;
+    store(j - 1, sum);
   }
 }
 
-// dF/du_1..dF/du_N of one point (into du) from ds_k = s_k - s0_k (its
-// solution vector less the unocculted star's, s0 = (pi, 2 pi / 3, 0, ...),
-// as LightCurvePoint returns it), its F - 1 (`value`) and the law's norm:
-// dF/dg_k = (s_k - F s0_k) / norm = (ds_k - (F - 1) s0_k) / norm, through
-// GreensTranspose. Formed from ds, not from s_k and F, whose difference
-// for k = 0, 1 would round to ulps of pi (1e-12 relative at r = 0.1 next
-// to contact, 1e-8 at r = 0.01).
+// GreensTransposeBy from dg[0..N] into du[0..N-1].
+template <int kMax = kMaxOrder, typename F>
+JAXEXT_HD void GreensTranspose(const F* dg, int order, F* du) {
+  F y[kMax + 1];
+  GreensTransposeBy([&](int m) { return dg[m]; }, order, y, [&](int j, F v) { du[j] = v; });
+}
+
+// dF/du_1..dF/du_N of one point, handed to store(j, dF/du_{j+1}), from ds_k
+// = s_k - s0_k (its solution vector less the unocculted star's, s0 = (pi,
+// 2 pi / 3, 0, ...), as LightCurvePoint returns it), its F - 1 (`value`)
+// and the law's norm: dF/dg_k = (s_k - F s0_k) / norm = (ds_k - (F - 1)
+// s0_k) / norm, through GreensTransposeBy, with y[0..N] its work array
+// (ds itself where the caller no longer needs ds). Formed from ds, not
+// from s_k and F, whose difference for k = 0, 1 would round to ulps of pi
+// (1e-12 relative at r = 0.1 next to contact, 1e-8 at r = 0.01).
+template <typename F, typename Store>
+JAXEXT_HD void FluxGradientInUBy(const F* ds, F value, F norm, int order, F* y,
+                                 const Store& store) {
+  const auto dg_at = [&](int k) {
+    const F s0 = F(k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0);
+    return (ds[k] - value * s0) / norm;
+  };
+  GreensTransposeBy(dg_at, order, y, store);
+}
+
+// FluxGradientInUBy into du[0..N-1].
 template <int kMax = kMaxOrder, typename F>
 JAXEXT_HD void FluxGradientInU(const F* ds, F value, F norm, int order, F* du) {
-  F dg[kMax + 1];
-  for (int k = 0; k <= order; ++k) {
-    const F s0 = F(k == 0 ? kPi : k == 1 ? 2 * kPi / 3 : 0.0);
-    dg[k] = (ds[k] - value * s0) / norm;
-  }
-  GreensTranspose<kMax>(dg, order, du);
+  F y[kMax + 1];
+  FluxGradientInUBy(ds, value, norm, order, y, [&](int j, F v) { du[j] = v; });
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

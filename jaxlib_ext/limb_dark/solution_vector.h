@@ -243,11 +243,12 @@ using LowOrder = LowOrderOf<double>;
 // deficit (two values): s_0 - pi and s_1 - 2 pi / 3 (minus the
 // flux the disk blocks of the first two terms; s_0 and s_1 are pi and
 // 2 pi / 3 plus these), formed without rounding to ulps of pi.
-// Unless q is null (q[0..n_max + 1]: the law's EdgePolynomial), for laws of
-// three or more coefficients and an occultor that overlaps the disk without
-// hiding it, also *blocked = the flux the law blocks by the edge rule
+// For laws of three or more coefficients and an occultor that overlaps the
+// disk without hiding it, returns true (an edge rule serves: the value is
+// the edge rule's) and, unless q is null (q[0..n_max + 1]: the law's
+// EdgePolynomial), sets *blocked = the flux the law blocks by the edge rule
 // ChooseEdgeRule picks (edge_rules.h; unnormalised: F - 1 = -blocked /
-// norm), returning true; false elsewhere. kMax: the largest n_max the
+// norm; EdgeBlocked computes it apart); false elsewhere. kMax: the largest n_max the
 // caller passes (GreensRow's), which sizes the work arrays. kRule: the edge
 // rule, when the caller knows it (a GPU pass over the points of one rule:
 // static_cast<int>(EdgeRule), the code of the others left out), or
@@ -299,8 +300,10 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   // InsideEdgeIntegrals gives it below, with s_n.
   const double a = (1 - r) * (1 + r) - b * b;
   const EdgeRule rule = kRule < 0 ? ChooseEdgeRule(geo, a) : static_cast<EdgeRule>(kRule);
-  const bool with_edge = kMax >= 3 && q != nullptr && n_max >= 3;
-  if (with_edge && rule != EdgeRule::kInside) *blocked = EdgeFlux(rule, geo, a, q, n_max + 1);
+  const bool with_edge = kMax >= 3 && n_max >= 3;
+  if (with_edge && q && rule != EdgeRule::kInside) {
+    *blocked = EdgeFlux(rule, geo, a, q, n_max + 1);
+  }
 
   // s_0..s_2 (sec. 3, 5, 6).
   const Lambda lambda = n_max >= 1 ? LinearLambda(geo) : Lambda{0, 0, 0};
@@ -352,17 +355,16 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
   // For small b (inside the disk), dP/db without the 1/b, from the N_n
   // (sec. 7.7-7.8; the paper's b_c = 1e-3; its printed form has a spurious
   // "-3" inside the bracket): the 1/b form loses digits as b -> 0 (2.8e-4
-  // relative at b = 1e-6).
+  // relative at b = 1e-6). N_n = (M_n + n (1 - (b + r)^2) N_{n-2}) / (n +
+  // 2) from N_0 and N_1, formed as the loop below needs them (no array of
+  // them): at step n, nn_back = N_{n-3} and nn_last = N_{n-2}.
   constexpr double kSmallB = 1e-3;
-  double nn[kMax + 1];
   const bool small_b = geo.inside && b < kSmallB;
+  double nn_back = 0, nn_last = 0;
   if (small_b) {
     const CelBasis cb = CelP1(geo.kc);
-    nn[0] = kPi / 2;
-    nn[1] = 2.0 / 3.0 * Sqrt(geo.one_minus_bmr2) * (2 * cb.e - cb.d);
-    for (int n = 2; n <= n_max - 2; ++n) {
-      nn[n] = (m[n] + n * geo.one_minus_bpr2 * nn[n - 2]) / (n + 2);
-    }
+    nn_back = kPi / 2;
+    nn_last = 2.0 / 3.0 * Sqrt(geo.one_minus_bmr2) * (2 * cb.e - cb.d);
   }
   // Inside the disk, away from its limb: the values of s_n and s_1 - 2 pi /
   // 3 by InsideEdgeIntegrals, without the closed forms' cancellation; the
@@ -379,9 +381,15 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
     }
     ds_dr[n] = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
     if (small_b) {
+      if (n >= 4) {
+        const int k = n - 2;
+        const double nn = (m[k] + k * geo.one_minus_bpr2 * nn_back) / (k + 2);
+        nn_back = nn_last;
+        nn_last = nn;
+      }
       ds_db[n] = -n * (b * m[n] +
                        (2 * r * r * r + b * b * b - 3 * r * r * b - b) * m[n - 2] -
-                       4 * r * r * r * nn[n - 2]);
+                       4 * r * r * r * nn_last);
     } else {
       ds_db[n] = -n / b *
                  ((r * r + b * b) * (m[n] - m[n - 2]) +
@@ -389,6 +397,24 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
     }
   }
   return with_edge;
+}
+
+// SolutionVector's *blocked alone (the same rule and sums), for a point
+// (b >= 0, r > 0 finite) whose occultor overlaps the disk without hiding
+// it and a law of three or more coefficients (q[0..order + 1]: its
+// EdgePolynomial): what a GPU thread computes before the Green's
+// coefficients, so that it never holds q and them at once (limb_dark.h's
+// LightCurveElement). kRule: as SolutionVector's (not kNoEdgeRule).
+template <int kRule = kChooseRule>
+JAXEXT_HD double EdgeBlocked(double b, double r, const double* q, int order) {
+  using namespace detail;
+  const Geometry geo = MakeGeometry(b, r);
+  const double a = (1 - r) * (1 + r) - b * b;
+  const EdgeRule rule = kRule < 0 ? ChooseEdgeRule(geo, a) : static_cast<EdgeRule>(kRule);
+  if (rule != EdgeRule::kInside) return EdgeFlux(rule, geo, a, q, order + 1);
+  double no_s, no_deficit, blocked;  // n_max = 2: no s_n
+  InsideEdgeIntegrals(b, r, a, 2, &no_s, &no_deficit, q, order + 1, &blocked);
+  return blocked;
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE

@@ -229,8 +229,8 @@ struct UniformAndLinear {
 JAXEXT_HD UniformAndLinear MakeUniformAndLinear() {
   UniformAndLinear l;
   const double one = 1;  // I = 1 - (1 - z)
-  l.norm0 = GreensRow<1>(&one, 0, l.g0, l.q0);
-  l.norm1 = GreensRow<1>(&one, 1, l.g1, l.q1);
+  l.norm0 = GreensRow(&one, 0, l.g0, l.q0);
+  l.norm1 = GreensRow(&one, 1, l.g1, l.q1);
   return l;
 }
 
