@@ -46,13 +46,11 @@ QUERY = 'mnemonic("CudaCompile", deps(//jaxlib_ext/cuda:libkepler_cuda.so))'
 
 # The kernels over the limits on sm_90 (docs/gpu.md's table says by how
 # much), by the kernel's element in its short name (`short`, the namespace
-# of the math's instruction-set variant left out): the polynomial laws of
-# three or more coefficients, the light curve's kernel and the transit
-# model's pass of the times its window pass marked; the tabulated law's
-# same transit pass; the two passes of the laws of laws.h's transit rows
-# with the planet's light.
+# of the math's instruction-set variant left out): the transit model's
+# passes of the times its window pass marked, of the polynomial laws of
+# three or more coefficients and of the tabulated law; the two passes of
+# the laws of laws.h's transit rows with the planet's light.
 KNOWN_OVER = (
-    "limb_dark::kernel::Element<2>",
     "transit::kernel::Element<limb_dark::PolynomialCurveRow<32>, 5>",
     "transit::kernel::Element<limb_dark::TableCurveRow, 5>",
     "transit::kernel::Element<limb_dark::LawCurveRow, 3>",

@@ -239,7 +239,13 @@ using LowOrder = LowOrderOf<double>;
 }  // namespace detail
 
 // s_n(b, r) and its derivatives for n = 0..n_max (n_max <= kMaxOrder), b >= 0
-// and r >= 0 finite (the caller handles anything else).
+// and r >= 0 finite (the caller handles anything else): s[0..n_max], and
+// the derivatives in ds_db and ds_dr, of every s_n for kMax <= 2, of s_0..s_2
+// for laws of more coefficients, whose others go to tail(n, ds_n/db,
+// ds_n/dr), n = 3..n_max in that order, each once it is formed and after
+// the first three are final (the caller sums them: no arrays of them, 528
+// B of a GPU thread's stack for kMaxOrder). A point with nothing to form
+// (no overlap, hidden, NaN) calls no tail: those derivatives are 0 (NaN).
 // deficit (two values): s_0 - pi and s_1 - 2 pi / 3 (minus the
 // flux the disk blocks of the first two terms; s_0 and s_1 are pi and
 // 2 pi / 3 plus these), formed without rounding to ulps of pi.
@@ -248,8 +254,9 @@ using LowOrder = LowOrderOf<double>;
 // the edge rule's) and, unless q is null (q[0..n_max + 1]: the law's
 // EdgePolynomial), sets *blocked = the flux the law blocks by the edge rule
 // ChooseEdgeRule picks (edge_rules.h; unnormalised: F - 1 = -blocked /
-// norm; EdgeBlocked computes it apart); false elsewhere. kMax: the largest n_max the
-// caller passes (GreensRow's), which sizes the work arrays. kRule: the edge
+// norm; EdgeBlocked computes it apart); false elsewhere. kMax: the largest
+// n_max the caller passes (GreensRow's), which sizes the work arrays; the
+// derivatives' arrays hold kMax + 1 values for kMax <= 2, else 3. kRule: the edge
 // rule, when the caller knows it (a GPU pass over the points of one rule:
 // static_cast<int>(EdgeRule), the code of the others left out), or
 // kChooseRule (ChooseEdgeRule's), or kNoEdgeRule for a point the caller
@@ -257,13 +264,16 @@ using LowOrder = LowOrderOf<double>;
 // left out; any other point then gives NaN).
 constexpr int kChooseRule = -1, kNoEdgeRule = -2;
 
-template <int kMax = kMaxOrder, int kRule = kChooseRule>
-JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
-                              double* ds_db, double* ds_dr, double* deficit,
+template <int kMax = kMaxOrder, int kRule = kChooseRule, typename Tail>
+JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s, double* ds_db,
+                              double* ds_dr, const Tail& tail, double* deficit,
                               const double* q = nullptr, double* blocked = nullptr) {
   using namespace detail;
   deficit[0] = deficit[1] = 0;
-  for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = 0;
+  for (int n = 0; n <= n_max; ++n) {
+    s[n] = 0;
+    if (kMax < 3 || n <= 2) ds_db[n] = ds_dr[n] = 0;
+  }
   if (r == 0 || NoOverlap(b, r)) {
     s[0] = kPi;
     if (n_max >= 1) s[1] = 2 * kPi / 3;
@@ -275,7 +285,10 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
     return false;
   }
   if constexpr (kRule == kNoEdgeRule) {
-    for (int n = 0; n <= n_max; ++n) s[n] = ds_db[n] = ds_dr[n] = NaN();
+    for (int n = 0; n <= n_max; ++n) {
+      s[n] = NaN();
+      if (kMax < 3 || n <= 2) ds_db[n] = ds_dr[n] = NaN();
+    }
     deficit[0] = deficit[1] = NaN();
     return false;
   }
@@ -379,7 +392,8 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
       s[n] = -(low_k ? one_plus_r2_minus_b2 * m[n] - m[n + 2]
                      : 2 * r * r * m[n] - double(n) / (n + 2) * (a * m[n] + c * m[n - 2]));
     }
-    ds_dr[n] = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
+    const double dn_dr = -2 * r * ((n + 2) * m[n] - n * m[n - 2]);
+    double dn_db;
     if (small_b) {
       if (n >= 4) {
         const int k = n - 2;
@@ -387,14 +401,14 @@ JAXEXT_HD bool SolutionVector(double b, double r, int n_max, double* s,
         nn_back = nn_last;
         nn_last = nn;
       }
-      ds_db[n] = -n * (b * m[n] +
-                       (2 * r * r * r + b * b * b - 3 * r * r * b - b) * m[n - 2] -
-                       4 * r * r * r * nn_last);
+      dn_db = -n * (b * m[n] + (2 * r * r * r + b * b * b - 3 * r * r * b - b) * m[n - 2] -
+                    4 * r * r * r * nn_last);
     } else {
-      ds_db[n] = -n / b *
-                 ((r * r + b * b) * (m[n] - m[n - 2]) +
-                  ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[n - 2]);
+      dn_db = -n / b *
+              ((r * r + b * b) * (m[n] - m[n - 2]) +
+               ((r - b) * (r + b)) * ((r - b) * (r + b)) * m[n - 2]);
     }
+    tail(n, dn_db, dn_dr);
   }
   return with_edge;
 }
