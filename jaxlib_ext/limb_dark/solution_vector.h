@@ -256,9 +256,9 @@ using LowOrder = LowOrderOf<double>;
 // ChooseEdgeRule picks (edge_rules.h; unnormalised: F - 1 = -blocked /
 // norm; EdgeBlocked computes it apart); false elsewhere. kMax: the largest
 // n_max the caller passes (GreensRow's), which sizes the work arrays; the
-// derivatives' arrays hold kMax + 1 values for kMax <= 2, else 3. kRule: the edge
-// rule, when the caller knows it (a GPU pass over the points of one rule:
-// static_cast<int>(EdgeRule), the code of the others left out), or
+// derivatives' arrays hold kMax + 1 values for kMax <= 2, else 3. kRule:
+// the edge rule, when the caller knows it (a GPU pass over the points of
+// one rule: static_cast<int>(EdgeRule), the code of the others left out), or
 // kChooseRule (ChooseEdgeRule's), or kNoEdgeRule for a point the caller
 // knows needs none (r = 0, no overlap, hidden: the code past those cases
 // left out; any other point then gives NaN).
