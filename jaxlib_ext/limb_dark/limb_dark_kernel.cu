@@ -31,16 +31,18 @@ constexpr int kBlockSize = 128;
 // 36.2 against 1.70 ns a point on an H200,
 // benchmarks/gpu_runs/2026-11-28_h200_law_passes).
 //
-// The polynomial laws of three or more coefficients run in one kernel
-// (Family kPolynomial: LightCurveElement), where a warp ran 10.5 of its 32
-// threads on average (ten coefficients, ncu on an H200,
-// benchmarks/gpu_runs/2026-11-29_h200). JAXEXT_POLYNOMIAL_PASSES=1 builds
-// instead their passes by edge rule, as the laws of laws.h run
-// (PolynomialRuleElement, then LeftPolynomialElement for each of
-// edge_rules.h's rules), for tools/gpu/kernel_variants.sh to time against
-// the one kernel: not yet run on a GPU, and not the default, since its five
-// kernels add about 100 s to each nvcc build of this file (CI builds it
-// three times).
+// The polynomial laws of three or more coefficients run in passes by edge
+// rule too (PolynomialRuleElement on every point, then for each of
+// edge_rules.h's rules LightCurveElement compiled for that rule alone, on
+// the points marked for it), so that a warp runs one rule: in one kernel a
+// warp ran 10.5 of its 32 threads on average (ten coefficients, ncu on an
+// H200, benchmarks/gpu_runs/2026-11-29_h200). The five kernels are within
+// the limits of tools/ptxas_report.py (at most 118 registers and 864 B of
+// stack, nothing spilled; nvcc 13.5, sm_90) and take about 15 s more of
+// nvcc than the one kernel. JAXEXT_POLYNOMIAL_PASSES=0 builds instead the
+// one kernel (Family kPolynomial: LightCurveElement, every rule), for
+// tools/gpu/kernel_variants.sh to time against the passes: neither has run
+// on a GPU in its present form.
 //
 // JAXEXT_LAW_ONE_PASS=1 builds instead the one-kernel design of the laws of
 // laws.h (Family kOther: LawCurveElement, every rule in one kernel).
@@ -59,7 +61,7 @@ constexpr int kBlockSize = 128;
 #define JAXEXT_LAW_ONE_PASS 0
 #endif
 #ifndef JAXEXT_POLYNOMIAL_PASSES
-#define JAXEXT_POLYNOMIAL_PASSES 0
+#define JAXEXT_POLYNOMIAL_PASSES 1
 #endif
 #ifndef JAXEXT_LOW_ORDER_MIN_BLOCKS
 #define JAXEXT_LOW_ORDER_MIN_BLOCKS 6

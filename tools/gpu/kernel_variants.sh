@@ -26,7 +26,7 @@ VARIANTS=(
   "two_pass_mb1:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=1"
   "two_pass_mb8:-DJAXEXT_LOW_ORDER_MIN_BLOCKS=8"
   "law_one_pass:-DJAXEXT_LAW_ONE_PASS=1"
-  "polynomial_passes:-DJAXEXT_POLYNOMIAL_PASSES=1"
+  "polynomial_one_kernel:-DJAXEXT_POLYNOMIAL_PASSES=0"
   "transit_batches:"
   "transit_per_thread:-DJAXEXT_EXPOSED_PER_THREAD=1"
   "transit_inside_unrolled:-DJAXEXT_INSIDE_NODES_A_STEP=32"
