@@ -57,17 +57,17 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
   constexpr int kHeld = kMax < 3 ? kMax + 1 : 3;
   double ds_db[kHeld], ds_dr[kHeld], fb, fr;
   bool held_summed = false;
-  const auto sum_held = [&] {
-    fb = ds_db[0] * g[0];
-    fr = ds_dr[0] * g[0];
+  const auto sum_held = [&](const double* db, const double* dr) {
+    fb = db[0] * g[0];
+    fr = dr[0] * g[0];
     for (int k = 1; k <= order && k <= 2; ++k) {
-      fb += ds_db[k] * g[k];
-      fr += ds_dr[k] * g[k];
+      fb += db[k] * g[k];
+      fr += dr[k] * g[k];
     }
     held_summed = true;
   };
   const auto tail = [&](int k, double dk_db, double dk_dr) {
-    if (!held_summed) sum_held();
+    if (!held_summed) sum_held(ds_db, ds_dr);
     fb += dk_db * g[k];
     fr += dk_dr * g[k];
   };
@@ -88,7 +88,7 @@ JAXEXT_HD Flux LightCurvePoint(double b, double r, const double* g, const double
       fr += ds_dr[k] * g[k];
     }
   } else {
-    if (!held_summed) sum_held();
+    if (!held_summed) sum_held(ds_db, ds_dr);
     for (int k = 1; k <= order; ++k) blocked += (k == 1 ? deficit[1] : s[k]) * g[k];
   }
   // A hidden disk: exactly -1 (NaN without a normalisation), not the
