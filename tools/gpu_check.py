@@ -23,19 +23,26 @@ Steps, each bounded by a timeout:
   racecheck      --tool memcheck and --tool racecheck (KEPLER_GPU_TEST_SANITIZER=1),
                  each a run of its own
   gpu_benchmark  benchmarks/gpu_benchmark.py, alone on the GPU
+  variants       (KEPLER_VARIANTS only) tools/gpu/kernel_variants.sh's compile-time
+                 variants of the kernels side by side, from their binaries in
+                 .gpu/variants/ (kernel_variants.txt); in the smoke test, their
+                 names checked against the script's list
   ncu            (KEPLER_NCU=1 only) Nsight Compute on one launch of each
                  kernel (NCU_CASES); in the smoke test, its driver alone
 
 Writes into $KEPLER_CHECK_OUT, else $OUT, else ./gpu_out, after every step
 (a run cut short leaves what it had): summary.txt (each step's status, test
 counts and failures, the sanitizers' summaries, the benchmark's targets),
-env.txt, gpu_benchmark.md, logs.tar.gz (every log and JUnit XML) and, with
-KEPLER_NCU=1, ncu.txt. Exits non-zero when a step fails.
+env.txt, gpu_benchmark.md, logs.tar.gz (every log and JUnit XML), with
+KEPLER_VARIANTS kernel_variants.txt and with KEPLER_NCU=1 ncu.txt. Exits
+non-zero when a step fails.
 
 Getting there from a development machine: build both wheels for Python 3.12
 (`bazel build --config=cuda //:wheel`) into .gpu/, put jaxoplanet 0.2's wheel
 into .whl/ (`pip download --no-deps jaxoplanet==0.2.0 -d .whl`; both folders
 are in .gitignore), take both folders to the GPU machine and run this there.
+For the variants step, build them into .gpu/variants/ first, with nvcc 13 on
+any machine: `bash tools/gpu/kernel_variants.sh build .gpu/variants NAME...`.
 
 Environment:
   KEPLER_CHECK_PLATFORM=cpu  SMOKE TEST ONLY: the same steps on the CPU
@@ -47,6 +54,10 @@ Environment:
   KEPLER_BENCH_ARGS    more arguments of gpu_benchmark.py (e.g. "--quick")
   KEPLER_NCU=1         also profile the kernels with ncu (1-2 minutes more before the
                        transit model's cases; with them not yet timed)
+  KEPLER_VARIANTS      names of tools/gpu/kernel_variants.sh's variants to run side by
+                       side (e.g. "two_pass polynomial_one_kernel"), at KEPLER_VARIANTS_N
+                       points or times (default 1e8); KERNEL_VARIANTS_CASES picks the
+                       cases (kernel_variants.cu's, e.g. ten)
 """
 
 import glob
@@ -83,6 +94,8 @@ NCU_METRICS = ("Duration", "Registers Per Thread", "Theoretical Occupancy", "Ach
                "Compute (SM) Throughput", "Memory Throughput", "Executed Ipc Active",
                "Warp Cycles Per Issued Instruction", "Avg. Active Threads Per Warp",
                "Avg. Not Predicated Off Threads Per Warp", "Local Memory Spilling Requests")
+# The variants' binaries (tools/gpu/kernel_variants.sh build .gpu/variants NAME...).
+VARIANTS_DIR = os.path.abspath(".gpu/variants")
 WORK = "/tmp/kepler_gpu_check"
 LOGS, SITE, EXTRA, TEST_ROOT = (f"{WORK}/{d}" for d in ("logs", "site", "extra", "tests_root"))
 OUT = os.path.abspath(os.environ.get("KEPLER_CHECK_OUT") or os.environ.get("OUT") or "gpu_out")
@@ -154,6 +167,33 @@ def ncu_digest(text):
     lines.append("  " + name[:160])
     lines.append("    " + "; ".join(f"{k}: {values[k]}" for k in NCU_METRICS if k in values))
   return lines
+
+
+def variants(env):
+  """The variants step: KEPLER_VARIANTS's variants of the kernels, side by side, alone on the GPU."""
+  names = os.environ.get("KEPLER_VARIANTS", "").replace(",", " ").split()
+  if not names:
+    return record("variants", "skipped (KEPLER_VARIANTS not set)")
+  script = "tools/gpu/kernel_variants.sh"
+  known = output("bash", script, "names").split()
+  unknown = [n for n in names if n not in known]
+  if unknown:
+    return record("variants", f"FAILED (KEPLER_VARIANTS: no variant {' '.join(unknown)} in {script}: "
+                  f"{' '.join(known)})")
+  if SMOKE:
+    return record("variants", f"ok ({' '.join(names)}: names known; the variants run on a GPU only)")
+  count = os.environ.get("KEPLER_VARIANTS_N", "1e8")
+  status = run(["bash", script, "run", VARIANTS_DIR, count, *names], "kernel_variants.txt", 300,
+               env=env)
+  shutil.copy(f"{LOGS}/kernel_variants.txt", OUT)
+  results = f"{VARIANTS_DIR}/results.txt"
+  lines = ["  " + l for l in read(results).splitlines()] if os.path.isfile(results) else []
+  # 3: every variant passed its checks, but their outputs differ in the last
+  # bits (kernel_variants.sh: nvcc's contractions per kernel).
+  verdict = ("ok" if status == 0 else "ok, the outputs' hashes differ" if status == 3 else
+             "TIMED OUT" if status == 124 else f"FAILED (exit {status})")
+  return record("variants", f"{verdict} ({' '.join(names)} at N = {count}; kernel_variants.txt)",
+                lines)
 
 
 def cuda_extra():
@@ -301,6 +341,8 @@ def main():
       print(read(f"{LOGS}/gpu_benchmark.log")[-4000:], file=sys.stderr)
       record("gpu_benchmark", "FAILED (%s; see logs/gpu_benchmark.log)" % (
           f"TIMED OUT after {limit} s" if status == 124 else f"exit {status}"))
+
+  variants(base)
 
   # ncu: one launch of each case of NCU_CASES (tools/gpu/ncu_driver.py); in
   # the smoke test the driver alone, on the CPU, so that it cannot rot.

@@ -108,6 +108,7 @@ gpu_check_leg() {  # tools/gpu_check.py end to end on the CPU, so that it cannot
       $(grep -E '^(jax|jaxlib|numpy|mpmath|absl-py)==' "$lock" | sed 's/ .*//') &&
     # gpu_test only: the other GPU files run on the CPU in the wheel legs.
     KEPLER_CHECK_PLATFORM=cpu KEPLER_CHECK_TESTS=gpu_test KEPLER_CHECK_PYTHON="$venv/bin/python" \
+      KEPLER_VARIANTS="two_pass polynomial_one_kernel" \
       KEPLER_CHECK_OUT="$logs/gpu_check" python3 tools/gpu_check.py \
       "$dist"/kepler_jax-*-py3-none-*_x86_64.whl "$dist"/kepler_jax_cuda*_plugin-*-py3-none-*_x86_64.whl
 }

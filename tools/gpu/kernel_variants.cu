@@ -1,5 +1,6 @@
 // The light curve's kernels built as one variant of their compile-time
-// switches (limb_dark_kernel.cu's JAXEXT_LOW_ORDER_* and JAXEXT_LAW_ONE_PASS),
+// switches (limb_dark_kernel.cu's JAXEXT_LOW_ORDER_*, JAXEXT_LAW_ONE_PASS and
+// JAXEXT_POLYNOMIAL_PASSES),
 // timed on the GPU without jax, so that one call of a lent GPU compares the
 // variants side by side (tools/gpu/kernel_variants.sh builds and runs them
 // all).
