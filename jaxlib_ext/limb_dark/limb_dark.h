@@ -580,24 +580,42 @@ JAXEXT_HD double CurveAwayFromStar(const LawCurveRow& row, double r) {
   return LawLightCurvePointOf<LawRule::kNoEdge>(row.law_row, r + 2, r).value;
 }
 
-// The tabulated law (`order` values: the grid, then the intensities).
+// The tabulated law (`order` values: the grid, then the intensities), read
+// where it lies, in the op's dtype (`f` for float32, `d` for float64, as
+// `is_float` says; detail::ReadTable's view of the row, which has checked
+// it and holds its norm): a point reads the table a grid point at a time
+// (TabulatedPointOfTable), so that a row holds no copy of the table and a
+// point no array of its size (the transit kernels' rows of this law, a GPU
+// thread's own).
 struct TableCurveRow {
   static constexpr int kMaxCoefficients = 2 * kMaxTableSize;
   static constexpr int kMaxDerivatives = kMaxTableSize;
   int order, n_du;
-  TableRow table;
+  bool is_float;
+  detail::TableOfRow<float> f;
+  detail::TableOfRow<double> d;
 };
 
-JAXEXT_HD void MakeCurveRow(Law law, const double* u, int order, TableCurveRow* row) {
+template <typename U>
+JAXEXT_HD void MakeCurveRow(Law law, const U* u, int order, TableCurveRow* row) {
+  static_assert(std::is_same_v<U, float> || std::is_same_v<U, double>, "a row of float or double");
   const bool accepted = law == Law::kTabulated && order >= 0 && order <= 2 * kMaxTableSize;
   row->order = accepted ? order : -1;
   row->n_du = accepted ? DerivativesInU(static_cast<std::int32_t>(law), order) : 0;
-  if (accepted) row->table = MakeTableRow(u, order);
+  row->is_float = std::is_same_v<U, float>;
+  if constexpr (std::is_same_v<U, float>) {
+    row->f = detail::ReadTable(u, order);
+  } else {
+    row->d = detail::ReadTable(u, order);
+  }
 }
 
 JAXEXT_HD_CALLED Flux CurveAt(const TableCurveRow& row, double b, double r, double* du) {
   if (row.order < 0) return {NaN(), NaN(), NaN()};
-  return TableCurveAt(row.table, b, r, du);
+  const auto at = [du](int j, double value) { du[j] = value; };
+  const TableFlux f = row.is_float ? TabulatedPointOfTable(row.f, b, r, du != nullptr, at)
+                                   : TabulatedPointOfTable(row.d, b, r, du != nullptr, at);
+  return {f.value, f.d_db, f.d_dr};
 }
 
 // The tabulated law's verdict alone (the table's norm, read from the row
@@ -615,7 +633,8 @@ struct TableVerdictRow {
 // (kReadsRowOf<Row>: the caller passes the row's own pointer, not a copy
 // of its coefficients in double).
 template <typename Row>
-constexpr bool kReadsRowOf = std::is_same_v<Row, TableVerdictRow>;
+constexpr bool kReadsRowOf =
+    std::is_same_v<Row, TableVerdictRow> || std::is_same_v<Row, TableCurveRow>;
 template <int kMax>
 constexpr bool kReadsRowOf<PolynomialVerdictRow<kMax>> = true;
 

@@ -464,17 +464,16 @@ JAXEXT_HD TableFlux TabulatedLightCurvePoint(const TableRow& t, double b, double
 }
 
 // TabulatedLightCurvePoint for a GPU thread: the table read from its row
-// (ReadTable) and the ramps summed a knot at a time, so that no array of
-// the table's size lives in the thread's local memory (MakeTableRow and
+// (ReadTable's `t`) and the ramps summed a knot at a time, so that no array
+// of the table's size lives in the thread's local memory (MakeTableRow and
 // TabulatedLightCurvePoint keep five). The same operations in the same
 // order, but for the ramp rules' sums (SumRampNodes); du_at(j, dF/dI_j)
 // for j < the table's size where `with_du`, whose weights need the value
 // first: the ramps are computed a second time for them.
 template <typename T, typename DuAt>
-JAXEXT_HD TableFlux TabulatedPointOfRow(const T* row, int count, double b, double r,
-                                        bool with_du, const DuAt& du_at) {
+JAXEXT_HD TableFlux TabulatedPointOfTable(const detail::TableOfRow<T>& t, double b, double r,
+                                          bool with_du, const DuAt& du_at) {
   using namespace detail;
-  const TableOfRow<T> t = ReadTable(row, count);
   const int n = t.size;
   const PointSetUp point = SetUpPoint(b, r);
   b = point.b;
@@ -529,6 +528,13 @@ JAXEXT_HD TableFlux TabulatedPointOfRow(const T* row, int count, double b, doubl
     }
   }
   return {value, -point.sign_b * sum.d_db * inv_norm, -sum.d_dr * inv_norm};
+}
+
+// TabulatedPointOfTable of the table read from `row` (`count` values).
+template <typename T, typename DuAt>
+JAXEXT_HD TableFlux TabulatedPointOfRow(const T* row, int count, double b, double r,
+                                        bool with_du, const DuAt& du_at) {
+  return TabulatedPointOfTable(detail::ReadTable(row, count), b, r, with_du, du_at);
 }
 
 }  // namespace JAXEXT_MATH_NAMESPACE
